@@ -1,0 +1,692 @@
+"""The pure rules core: ``step(state, event) -> (state, effects)``.
+
+No I/O, clock or randomness.  An event the rules refuse yields the *same* state and a
+single :class:`~tablectl.rules.refusal.Refusal` effect with a stable code.
+
+Hand-level flow (riichi deposits, wins, draws, aborts, chombo) and game-level flow (dealer
+repeat, honba, game end) live here; han/fu arithmetic lives in :mod:`scoring` and the end
+of game adjustments in :mod:`ending`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from tablectl.rules import events as ev
+from tablectl.rules import walltrack
+from tablectl.rules.ending import finish, ranking
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.scoring import (
+    HandValue,
+    chombo_deltas,
+    hand_value,
+    nagashi_payments,
+    nearest_in_turn,
+    ron_points,
+    tenpai_payments,
+    tsumo_payments,
+)
+from tablectl.rules.state import (
+    DeadHand,
+    Effect,
+    GameOver,
+    GameState,
+    HandRecord,
+    HandResult,
+    HandSettled,
+    Noted,
+    Payment,
+    StopOffered,
+)
+
+Step = tuple[GameState, tuple[Effect, ...]]
+Handled = tuple[GameState, list[Effect]] | Refusal
+
+
+def step(state: GameState, event: ev.Event) -> Step:
+    """Apply one event.  On refusal the state comes back unchanged with one Refusal."""
+    outcome = _dispatch(state, event)
+    if isinstance(outcome, Refusal):
+        return state, (outcome,)
+    new_state, effects = outcome
+    return new_state, tuple(effects)
+
+
+def _dispatch(state: GameState, event: ev.Event) -> Handled:
+    if state.finished:
+        return Refusal("game_over", "the game is over; no more events are accepted")
+    if isinstance(event, ev.Start):
+        return Refusal("unexpected_start", "'start' may only be the first line of a replay")
+    if isinstance(event, ev.Stop):
+        return _stop(state)
+    # Any other event means the all-last dealer chose to go on.
+    state = replace(state, stop_offered=False)
+    if isinstance(event, ev.TimeUp):
+        return _time_up(state)
+    if isinstance(event, ev.Riichi):
+        return _riichi(state, event.seat)
+    pre: list[Effect] = []
+    if state.pending_riichi is not None and not _keeps_riichi_pending(state, event):
+        state, pre = _take_riichi_deposit(state, event)
+    outcome = _dispatch_hand_event(state, event)
+    if isinstance(outcome, Refusal):
+        return outcome
+    new_state, effects = outcome
+    return new_state, pre + effects
+
+
+def _dispatch_hand_event(state: GameState, event: ev.Event) -> Handled:
+    match event:
+        case ev.Ron():
+            return _ron(state, event)
+        case ev.Tsumo(hand=hand):
+            return _tsumo(state, hand)
+        case ev.Draw():
+            return _draw(state, event)
+        case ev.Abort(reason=reason):
+            return _abort(state, reason)
+        case ev.Chombo(seat=seat):
+            return _chombo(state, (seat,), "chombo")
+        case ev.FalseCall(seat=seat):
+            return _false_call(state, seat)
+        case _:
+            return walltrack.wall_event(state, event)
+
+
+# --- validation helpers -------------------------------------------------------------
+
+
+def _seat_refusal(state: GameState, seat: int, role: str) -> Refusal | None:
+    if not 0 <= seat < state.players:
+        return Refusal(
+            "no_such_seat", f"{role} seat {seat} does not exist (seats 0..{state.players - 1})"
+        )
+    return None
+
+
+def _seats_refusal(state: GameState, seats: Sequence[int], role: str) -> Refusal | None:
+    for seat in seats:
+        bad = _seat_refusal(state, seat, role)
+        if bad is not None:
+            return bad
+    if len(set(seats)) != len(seats):
+        return Refusal("duplicate_seat", f"a seat is listed twice among the {role} seats")
+    return None
+
+
+def _dead_refusal(state: GameState, seat: int, what: str) -> Refusal | None:
+    if seat in state.dead:
+        return Refusal("dead_hand", f"seat {seat} has a dead hand and may not {what}")
+    return None
+
+
+# --- riichi -------------------------------------------------------------------------
+
+
+def _keeps_riichi_pending(state: GameState, event: ev.Event) -> bool:
+    """The declaration tile is still on its way: its own discard does not settle it."""
+    if isinstance(event, ev.Discard) and event.seat == state.pending_riichi:
+        return True
+    return (
+        isinstance(event, ev.Ron)
+        and not state.rules.riichi.deposit_on_deal_in
+        and (state.pending_riichi in event.discarders)
+    )
+
+
+def _take_riichi_deposit(state: GameState, event: ev.Event) -> tuple[GameState, list[Effect]]:
+    seat = state.pending_riichi
+    assert seat is not None
+    deposit = state.rules.scoring.riichi_deposit
+    deltas = [0] * state.players
+    deltas[seat] = -deposit
+    new = replace(
+        state,
+        scores=_add(state.scores, deltas),
+        hand_payments=_add(state.hand_payments, deltas),
+        kyoutaku=state.kyoutaku + deposit,
+        riichi=(*state.riichi, seat),
+        riichi_deposits=state.riichi_deposits + deposit,
+        pending_riichi=None,
+    )
+    return new, [Payment("riichi", tuple(deltas), to_table=deposit)]
+
+
+def _riichi(state: GameState, seat: int) -> Handled:
+    bad = _seat_refusal(state, seat, "riichi")
+    if bad is not None:
+        return bad
+    if seat in state.riichi or seat == state.pending_riichi:
+        return Refusal("already_riichi", f"seat {seat} has already declared riichi this hand")
+    bad = _dead_refusal(state, seat, "declare riichi")
+    if bad is not None:
+        return bad
+    bad = walltrack.check_riichi(state, seat)
+    if bad is not None:
+        return bad
+    effects: list[Effect] = []
+    if state.pending_riichi is not None:
+        state, effects = _take_riichi_deposit(state, ev.Riichi(seat))
+    opts = state.rules.riichi
+    if state.scores[seat] < opts.min_points and opts.under_min != "allowed":
+        if opts.under_min == "refused":
+            return Refusal(
+                "riichi_needs_points",
+                f"seat {seat} has {state.scores[seat]} points; riichi needs {opts.min_points}",
+            )
+        bust = (seat,) if opts.under_min == "dead_hand_bust" else ()
+        new = replace(
+            state,
+            dead=(*state.dead, seat),
+            bust_after_hand=(*state.bust_after_hand, *bust),
+        )
+        return new, [*effects, DeadHand(seat, "riichi without the points for the deposit")]
+    return replace(state, pending_riichi=seat), [*effects, Noted("riichi")]
+
+
+# --- wins ---------------------------------------------------------------------------
+
+
+def _value(state: GameState, hand: ev.Hand, *, tsumo: bool) -> HandValue | Refusal:
+    value = hand_value(state.rules, han=hand.han, fu=hand.fu, yakuman=hand.yakuman, tsumo=tsumo)
+    if isinstance(value, Refusal):
+        return Refusal(value.code, f"seat {hand.seat}: {value.message}")
+    if hand.pao is not None:
+        bad = _seat_refusal(state, hand.pao, "pao")
+        if bad is not None:
+            return bad
+        if not state.rules.scoring.pao:
+            return Refusal("pao_not_allowed", "this preset has no responsibility payment (pao)")
+        if not hand.yakuman:
+            return Refusal("pao_needs_yakuman", "pao applies to yakuman hands only")
+        if hand.pao == hand.seat:
+            return Refusal("bad_pao", f"seat {hand.seat} cannot be responsible for its own win")
+    return value
+
+
+def _single_yakuman(value: HandValue) -> HandValue:
+    return HandValue(han=13, fu=None, yakuman=1, base=8000)
+
+
+def _ron(state: GameState, event: ev.Ron) -> Handled:
+    rules = state.rules
+    players = state.players
+    mode = rules.flow.multiple_ron
+    bad = _seats_refusal(state, event.discarders, "discarder")
+    if bad is not None:
+        return bad
+    if len(event.discarders) > 1 and mode != "every_discarder":
+        return Refusal("one_discarder", "a ron is off one discard under this preset")
+    winner_seats = [w.seat for w in event.winners]
+    bad = _seats_refusal(state, winner_seats, "winner")
+    if bad is not None:
+        return bad
+    for seat in winner_seats:
+        if seat in event.discarders:
+            return Refusal("winner_is_discarder", f"seat {seat} cannot ron its own discard")
+        bad = _dead_refusal(state, seat, "win")
+        if bad is not None:
+            return bad
+    values: dict[int, HandValue] = {}
+    for hand in event.winners:
+        value = _value(state, hand, tsumo=False)
+        if isinstance(value, Refusal):
+            return value
+        values[hand.seat] = value
+    bad = walltrack.check_ron(state, event.discarders, winner_seats)
+    if bad is not None:
+        return bad
+    hands = {h.seat: h for h in event.winners}
+    if mode == "every_discarder":
+        if len(winner_seats) != 1:
+            return Refusal("one_winner", "kantan: one player wins, on their own turn")
+        return _settle_ron(state, event.discarders, [winner_seats[0]], hands, values)
+    discarder = event.discarders[0]
+    order = nearest_in_turn(players, discarder, winner_seats)
+    if mode == "head_bump":
+        order = order[:1]
+    elif mode == "double" and len(order) >= 3:
+        if "triple_ron" in rules.flow.abortive_draws:
+            return _abort(state, "triple_ron")
+        order = order[:2]
+    return _settle_ron(state, (discarder,), order, hands, values)
+
+
+def _settle_ron(
+    state: GameState,
+    discarders: tuple[int, ...],
+    winners: list[int],
+    hands: dict[int, ev.Hand],
+    values: dict[int, HandValue],
+) -> Handled:
+    rules = state.rules
+    deltas = [0] * state.players
+    honba_each = rules.flow.multiple_ron_bonus == "each"
+    for index, seat in enumerate(winners):
+        value, hand = values[seat], hands[seat]
+        is_dealer = seat == state.dealer
+        points = ron_points(rules, value, dealer=is_dealer)
+        gets_honba = index == 0 or honba_each
+        honba = rules.scoring.honba_ron * state.honba if gets_honba else 0
+        for discarder in discarders:
+            payers = _ron_payers(state, discarder, hand, value, points, honba, is_dealer)
+            for payer, amount in payers.items():
+                deltas[payer] -= amount
+                deltas[seat] += amount
+    deltas[winners[0]] += state.kyoutaku
+    dealer_won = state.dealer in winners
+    return _end_hand(
+        state,
+        "ron",
+        deltas,
+        kyoutaku_taken=True,
+        dealer_repeats=dealer_won and rules.flow.dealer_repeat != "never",
+        detail={"winners": winners, "from": list(discarders)},
+        winners=winners,
+    )
+
+
+def _ron_payers(
+    state: GameState,
+    discarder: int,
+    hand: ev.Hand,
+    value: HandValue,
+    points: int,
+    honba: int,
+    is_dealer: bool,
+) -> dict[int, int]:
+    """Who pays how much of one winner's ron (honba included), with pao applied."""
+    scoring = state.rules.scoring
+    pays = {discarder: points + honba}
+    if hand.pao is None or hand.pao == discarder:
+        return pays
+    pao_part = ron_points(state.rules, _single_yakuman(value), dealer=is_dealer)
+    pao_share = pao_part if scoring.pao_ron == "full" else -(-pao_part // 200) * 100
+    pao_pays_honba = scoring.pao_ron == "full" or scoring.pao_honba == "pao"
+    pays[hand.pao] = pao_share + (honba if pao_pays_honba else 0)
+    pays[discarder] = points - pao_share + (0 if pao_pays_honba else honba)
+    return pays
+
+
+def _tsumo(state: GameState, hand: ev.Hand) -> Handled:
+    rules = state.rules
+    seat = hand.seat
+    bad = _seat_refusal(state, seat, "winner") or _dead_refusal(state, seat, "win")
+    if bad is not None:
+        return bad
+    value = _value(state, hand, tsumo=True)
+    if isinstance(value, Refusal):
+        return value
+    bad = walltrack.check_tsumo(state, seat)
+    if bad is not None:
+        return bad
+    pays = list(tsumo_payments(rules, value, winner=seat, dealer=state.dealer))
+    honba = [
+        0 if s == seat else rules.scoring.honba_tsumo_each * state.honba
+        for s in range(state.players)
+    ]
+    if hand.pao is not None:
+        single = tsumo_payments(rules, _single_yakuman(value), winner=seat, dealer=state.dealer)
+        # The pao player pays the whole of the responsible yakuman, honba included.
+        pao_total = sum(single) + sum(honba)
+        pays = [p - q for p, q in zip(pays, single, strict=True)]
+        honba = [0] * state.players
+        pays[hand.pao] += pao_total
+    deltas = [-(p + h) for p, h in zip(pays, honba, strict=True)]
+    deltas[seat] = -sum(deltas) + state.kyoutaku
+    return _end_hand(
+        state,
+        "tsumo",
+        deltas,
+        kyoutaku_taken=True,
+        dealer_repeats=seat == state.dealer and rules.flow.dealer_repeat != "never",
+        detail={"winners": [seat]},
+        winners=[seat],
+    )
+
+
+# --- draws, aborts, penalties --------------------------------------------------------
+
+
+def _draw(state: GameState, event: ev.Draw) -> Handled:
+    rules = state.rules
+    bad = _seats_refusal(state, event.tenpai, "tenpai") or _seats_refusal(
+        state, event.nagashi, "nagashi"
+    )
+    if bad is not None:
+        return bad
+    for seat in event.tenpai:
+        bad = _dead_refusal(state, seat, "be tenpai")
+        if bad is not None:
+            return bad
+    if event.nagashi and rules.flow.nagashi == "none":
+        return Refusal("nagashi_not_allowed", "this preset has no nagashi mangan")
+    bad = walltrack.check_draw(state)
+    if bad is not None:
+        return bad
+    tenpai = frozenset(event.tenpai)
+    noten_riichi = [s for s in _turn_order(state) if s in state.riichi and s not in tenpai]
+    if noten_riichi and rules.riichi.noten_at_draw == "chombo":
+        return _chombo(state, tuple(noten_riichi), "noten_riichi")
+    deltas: list[int] = [0] * state.players
+    if noten_riichi and rules.riichi.noten_at_draw == "penalty_each":
+        for seat in noten_riichi:
+            for other in range(state.players):
+                if other != seat:
+                    deltas[other] += rules.riichi.noten_penalty_each
+                    deltas[seat] -= rules.riichi.noten_penalty_each
+    for seat in event.nagashi:
+        pays = nagashi_payments(rules, seat, state.dealer)
+        for payer, amount in enumerate(pays):
+            if payer != seat:
+                extra = rules.scoring.honba_tsumo_each * state.honba
+                deltas[payer] -= amount + extra
+                deltas[seat] += amount + extra
+    if not event.nagashi or rules.flow.nagashi_tenpai_payments:
+        deltas = list(_add(deltas, tenpai_payments(rules, tenpai)))
+    dealer_repeats = (rules.flow.dealer_repeat == "win_or_tenpai" and state.dealer in tenpai) or (
+        rules.flow.nagashi_counts_as_win and state.dealer in event.nagashi
+    )
+    detail: dict[str, object] = {"tenpai": sorted(tenpai)}
+    if event.nagashi:
+        detail["nagashi"] = list(event.nagashi)
+    return _end_hand(
+        state,
+        "draw",
+        deltas,
+        kyoutaku_taken=False,
+        dealer_repeats=dealer_repeats,
+        detail=detail,
+        tenpai=tenpai,
+    )
+
+
+def _abort(state: GameState, reason: ev.AbortReason) -> Handled:
+    rules = state.rules
+    if reason not in rules.flow.abortive_draws:
+        allowed = ", ".join(rules.flow.abortive_draws) or "none"
+        return Refusal(
+            "abort_not_allowed",
+            f"{rules.name} has no abortive draw for {reason} (allowed: {allowed})",
+        )
+    if reason == "four_riichi" and len(state.riichi) < state.players:
+        return Refusal(
+            "abort_condition", f"four riichi needs every player in riichi; {len(state.riichi)} are"
+        )
+    bad = walltrack.check_abort(state, reason)
+    if bad is not None:
+        return bad
+    return _end_hand(
+        state,
+        "abort",
+        [0] * state.players,
+        kyoutaku_taken=False,
+        dealer_repeats=rules.flow.abort_dealer == "repeats",
+        detail={"reason": reason},
+    )
+
+
+def _chombo(state: GameState, seats: tuple[int, ...], reason: str) -> Handled:
+    rules = state.rules
+    bad = _seats_refusal(state, seats, "chombo")
+    if bad is not None:
+        return bad
+    deltas = [0] * state.players
+    penalties = list(state.final_penalties)
+    for seat in seats:
+        deltas = list(_add(deltas, chombo_deltas(rules, seat, state.dealer)))
+        if rules.penalties.chombo == "final":
+            penalties[seat] += rules.penalties.chombo_amount
+    # This hand's riichi deposits go back to their owners.
+    for seat in state.riichi:
+        deltas[seat] += rules.scoring.riichi_deposit
+    state = replace(
+        state,
+        kyoutaku=state.kyoutaku - state.riichi_deposits,
+        riichi_deposits=0,
+        final_penalties=tuple(penalties),
+    )
+    mode = rules.penalties.chombo_dealer
+    dealer_passes = state.dealer in seats and (
+        mode == "dealer_passes"
+        or (mode == "dealer_passes_except_all_last" and not _all_last(state))
+    )
+    return _end_hand(
+        state,
+        "chombo",
+        deltas,
+        kyoutaku_taken=False,
+        dealer_repeats=not dealer_passes,
+        detail={"seats": list(seats), "reason": reason},
+        replay=not dealer_passes,
+    )
+
+
+def _false_call(state: GameState, seat: int) -> Handled:
+    rules = state.rules
+    bad = _seat_refusal(state, seat, "false call")
+    if bad is not None:
+        return bad
+    mode = rules.penalties.false_call
+    amount = rules.penalties.false_call_deposit
+    if mode == "deposit" and state.scores[seat] >= amount:
+        deltas = [0] * state.players
+        deltas[seat] = -amount
+        new = replace(
+            state,
+            scores=_add(state.scores, deltas),
+            hand_payments=_add(state.hand_payments, deltas),
+            kyoutaku=state.kyoutaku + amount,
+        )
+        return new, [Payment("false_call", tuple(deltas), to_table=amount)]
+    if mode in ("deposit", "dead_hand"):
+        if seat in state.dead:
+            return state, [Noted("false_call")]
+        return replace(state, dead=(*state.dead, seat)), [DeadHand(seat, "false call")]
+    return state, [Noted("false_call")]
+
+
+def _stop(state: GameState) -> Handled:
+    if not state.stop_offered:
+        return Refusal(
+            "stop_not_allowed", "only the all-last dealer may stop, right after a win or tenpai"
+        )
+    final = finish(state, "dealer_stop")
+    return replace(state, finished=True, final=final, stop_offered=False), [GameOver(final)]
+
+
+def _time_up(state: GameState) -> Handled:
+    if state.rules.game.time_limit_minutes is None:
+        return Refusal("no_clock", f"{state.rules.name} has no game clock")
+    if state.last_hand:
+        return state, [Noted("time_up")]
+    return replace(state, last_hand=True), [Noted("time_up")]
+
+
+# --- the end of a hand and of the game -------------------------------------------------
+
+
+def _turn_order(state: GameState) -> list[int]:
+    return [(state.dealer + i) % state.players for i in range(state.players)]
+
+
+def _last_round(state: GameState) -> int | None:
+    """Index of the last regular round, or None when rounds never end the game (kantan)."""
+    length = state.rules.game.length
+    return {"east": 0, "east_south": 1}.get(length)
+
+
+def _all_last(state: GameState) -> bool:
+    last = _last_round(state)
+    return last is not None and state.round_index >= last and state.dealer == state.players - 1
+
+
+def _add(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def _sole_top(scores: Sequence[int], seat: int) -> bool:
+    return all(scores[seat] > s for i, s in enumerate(scores) if i != seat)
+
+
+def _end_hand(
+    state: GameState,
+    result: HandResult,
+    deltas: Sequence[int],
+    *,
+    kyoutaku_taken: bool,
+    dealer_repeats: bool,
+    detail: dict[str, object],
+    winners: Sequence[int] = (),
+    tenpai: frozenset[int] = frozenset(),
+    replay: bool = False,
+) -> Handled:
+    rules = state.rules
+    record = HandRecord(
+        wind=state.wind,
+        number=state.dealer + 1,
+        honba=state.honba,
+        result=result,
+        deltas=_add(deltas, state.hand_payments),
+        detail=dict(detail),
+    )
+    scores = _add(state.scores, deltas)
+    played = replace(
+        state,
+        scores=scores,
+        hand_payments=(0,) * state.players,
+        kyoutaku=0 if kyoutaku_taken else state.kyoutaku,
+        riichi=(),
+        riichi_deposits=0,
+        pending_riichi=None,
+        dead=(),
+        bust_after_hand=(),
+        wall=None,
+        hands_played=state.hands_played + 1,
+    )
+    effects: list[Effect] = [HandSettled(record)]
+    reason = _game_end_reason(state, played, result, winners, tenpai)
+    if reason is None and not replay:
+        reason, offered = _all_last_choice(state, played, result, winners, tenpai, dealer_repeats)
+        if offered:
+            effects.append(StopOffered(state.dealer))
+            played = replace(played, stop_offered=True)
+    if reason is None and replay:
+        honba = state.honba + (1 if rules.penalties.chombo_honba == "plus_one" else 0)
+        return replace(played, honba=honba if rules.flow.honba else 0), effects
+    if reason is None:
+        nxt = _advance(played, result, dealer_repeats)
+        reason = _round_end_reason(state, nxt)
+        if reason is None:
+            nxt, start_effects = with_hand_start(state, nxt)
+            return nxt, effects + start_effects
+    final = finish(played, reason)
+    effects.append(GameOver(final))
+    return replace(played, finished=True, final=final, stop_offered=False), effects
+
+
+def _game_end_reason(
+    before: GameState,
+    played: GameState,
+    result: HandResult,
+    winners: Sequence[int],
+    tenpai: frozenset[int],
+) -> str | None:
+    """Reasons that end the game right after a hand, whatever the round."""
+    rules = before.rules
+    game = rules.game
+    scores = played.scores
+    if game.bust == "below_zero" and min(scores) < 0:
+        return "bust"
+    if before.bust_after_hand:
+        return "bust"
+    if game.cold_game_at is not None and max(scores) >= game.cold_game_at:
+        return "cold_game"
+    leaders = list(winners) if result in ("ron", "tsumo") else sorted(tenpai)
+    if game.cold_game_east_lead is not None and before.round_index == 0:
+        for seat in leaders:
+            others = [s for i, s in enumerate(scores) if i != seat]
+            if scores[seat] - max(others) >= game.cold_game_east_lead:
+                return "cold_game"
+    if before.last_hand:
+        return "time_up"
+    sudden_death = game.length == "east_then_sudden_death" and before.round_index >= 1
+    if sudden_death and any(_sole_top(scores, s) for s in leaders):
+        return "sudden_death"
+    return None
+
+
+def _all_last_choice(
+    before: GameState,
+    played: GameState,
+    result: HandResult,
+    winners: Sequence[int],
+    tenpai: frozenset[int],
+    dealer_repeats: bool,
+) -> tuple[str | None, bool]:
+    """The all-last dealer who repeats: a forced end when top, or the choice to stop."""
+    game = before.rules.game
+    if not dealer_repeats or not _all_last(before):
+        return None, False
+    dealer = before.dealer
+    won = result in ("ron", "tsumo") and dealer in winners
+    is_tenpai = result == "draw" and dealer in tenpai
+    reached = game.extension == "none" or played.scores[dealer] >= game.return_points
+    if (
+        _sole_top(played.scores, dealer)
+        and reached
+        and (
+            (won and game.all_last_top_ends_on_win)
+            or (is_tenpai and game.all_last_top_ends_on_tenpai)
+        )
+    ):
+        return "all_last_top", False
+    offered = (won and game.all_last_agari_yame) or (is_tenpai and game.all_last_tenpai_yame)
+    return None, offered
+
+
+def _advance(played: GameState, result: HandResult, dealer_repeats: bool) -> GameState:
+    rules = played.rules
+    if dealer_repeats:
+        dealer, round_index = played.dealer, played.round_index
+    else:
+        dealer = (played.dealer + 1) % played.players
+        round_index = played.round_index + (1 if dealer == 0 else 0)
+    if not rules.flow.honba or (result in ("ron", "tsumo") and not dealer_repeats):
+        honba = 0
+    else:
+        honba = played.honba + 1
+    return replace(played, dealer=dealer, round_index=round_index, honba=honba)
+
+
+def _round_end_reason(before: GameState, nxt: GameState) -> str | None:
+    """Whether moving on to ``nxt`` ends the game (last round over, extension over)."""
+    game = before.rules.game
+    last = _last_round(before)
+    if last is None:
+        return None
+    if nxt.round_index <= last:
+        return None
+    if game.extension == "none":
+        return "last_round"
+    if max(nxt.scores) >= game.return_points:
+        return "last_round" if before.round_index <= last else "extension_end"
+    if nxt.round_index > last + 1:
+        return "extension_end"
+    return None
+
+
+def with_hand_start(before: GameState, nxt: GameState) -> tuple[GameState, list[Effect]]:
+    """Add kantan's West bonus pot when a new hand from West 1 on starts."""
+    step_points = nxt.rules.game.west_bonus_step
+    new_hand = (nxt.round_index, nxt.dealer) != (before.round_index, before.dealer)
+    if not step_points or nxt.round_index < 2 or not new_hand:
+        return nxt, []
+    count = (nxt.round_index - 2) * nxt.players + nxt.dealer + 1
+    pot = step_points * count
+    zero = (0,) * nxt.players
+    return replace(nxt, kyoutaku=nxt.kyoutaku + pot), [Payment("west_bonus", zero, to_table=pot)]
+
+
+__all__ = ["Step", "ranking", "step"]

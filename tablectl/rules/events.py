@@ -1,0 +1,343 @@
+"""Events the rules core accepts, and their JSON (replay) form.
+
+Each event is a frozen dataclass.  :func:`parse_event` turns one decoded JSON object
+into an event or raises :class:`EventFormatError` naming what is wrong.  Parsing checks
+shape and types only; whether an event is *legal* (a seat that exists, a han/fu that can
+be scored, a take in turn) is decided by the core, which answers with a
+:class:`~tablectl.rules.refusal.Refusal`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+ABORT_REASONS = ("nine_terminals", "four_winds", "four_riichi", "triple_ron", "four_kans")
+AbortReason = Literal["nine_terminals", "four_winds", "four_riichi", "triple_ron", "four_kans"]
+CallKind = Literal["chi", "pon", "kan"]
+KanKind = Literal["closed", "added"]
+
+
+class EventFormatError(ValueError):
+    """A replay line is not a well-formed event (bad shape, unknown type, wrong field type)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """One winner's hand value: han and fu, or a yakuman count (``yakuman`` > 0)."""
+
+    seat: int
+    han: int = 0
+    fu: int | None = None
+    yakuman: int = 0
+    pao: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """First line of a replay: names the preset (ignored when ``--rules`` is given)."""
+
+    rules: str
+
+
+@dataclass(frozen=True, slots=True)
+class Riichi:
+    """A riichi declaration by ``seat``."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ron:
+    """A win off a discard.  ``discarders`` has one seat except in kantan."""
+
+    discarders: tuple[int, ...]
+    winners: tuple[Hand, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Tsumo:
+    """A self-drawn win."""
+
+    hand: Hand
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """An exhaustive draw with the tenpai seats and any nagashi mangan seats."""
+
+    tenpai: tuple[int, ...]
+    nagashi: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """An abortive draw."""
+
+    reason: AbortReason
+
+
+@dataclass(frozen=True, slots=True)
+class Chombo:
+    """A major penalty against ``seat``."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class FalseCall:
+    """A false call (wrong pon/chi/ron declaration) by ``seat``."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """The all-last dealer chooses to end the game (agari-yame / tenpai-yame)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimeUp:
+    """The game clock ran out: the hand in progress is the last."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """The dice for the hand: starts wall tracking."""
+
+    dice: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The table dealt the starting hands automatically (13 each, dealer's 14th not yet)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """A tile taken from the wall by ``seat``; ``pos`` is the table's wall position if sensed."""
+
+    seat: int
+    pos: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """A discard by ``seat``."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A call on the last discard: chi, pon or an open (daiminkan) kan."""
+
+    seat: int
+    kind: CallKind
+    discarder: int
+
+
+@dataclass(frozen=True, slots=True)
+class Kan:
+    """A kan made on one's own turn: closed (ankan) or added to a pon (shouminkan)."""
+
+    seat: int
+    kind: KanKind
+
+
+@dataclass(frozen=True, slots=True)
+class North:
+    """A north tile pulled as nuki-dora (three-player)."""
+
+    seat: int
+
+
+ScoreEvent = Riichi | Ron | Tsumo | Draw | Abort | Chombo | FalseCall | Stop | TimeUp
+WallEvent = Dice | Deal | Take | Discard | Call | Kan | North
+Event = Start | ScoreEvent | WallEvent
+
+
+def _int(obj: Mapping[str, Any], key: str, *, optional: bool = False) -> int | None:
+    if key not in obj:
+        if optional:
+            return None
+        raise EventFormatError(f"missing field {key!r}")
+    value = obj[key]
+    # bool is an int subclass; true/false where a number belongs is a malformed line.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EventFormatError(f"field {key!r} must be an integer, got {value!r}")
+    return value
+
+
+def _req_int(obj: Mapping[str, Any], key: str) -> int:
+    value = _int(obj, key)
+    assert value is not None
+    return value
+
+
+def _int_list(obj: Mapping[str, Any], key: str, *, optional: bool = False) -> tuple[int, ...]:
+    if key not in obj:
+        if optional:
+            return ()
+        raise EventFormatError(f"missing field {key!r}")
+    value = obj[key]
+    if not isinstance(value, list):
+        raise EventFormatError(f"field {key!r} must be a list of seats, got {value!r}")
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise EventFormatError(f"field {key!r} must hold integers, got {item!r}")
+    return tuple(value)
+
+
+def _choice(obj: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str:
+    if key not in obj:
+        raise EventFormatError(f"missing field {key!r}")
+    value = obj[key]
+    if value not in allowed:
+        raise EventFormatError(f"field {key!r} must be one of {', '.join(allowed)}; got {value!r}")
+    return str(value)
+
+
+def _hand(obj: Any, where: str) -> Hand:
+    if not isinstance(obj, dict):
+        raise EventFormatError(f"{where} must be an object, got {obj!r}")
+    seat = _req_int(obj, "seat")
+    pao = _int(obj, "pao", optional=True)
+    if "yakuman" in obj:
+        yakuman = _req_int(obj, "yakuman")
+        if "han" in obj or "fu" in obj:
+            raise EventFormatError(f"{where}: give either 'yakuman' or 'han'/'fu', not both")
+        return Hand(seat=seat, yakuman=yakuman, pao=pao)
+    han = _int(obj, "han")
+    fu = _int(obj, "fu", optional=True)
+    assert han is not None
+    return Hand(seat=seat, han=han, fu=fu, pao=pao)
+
+
+def _ron(obj: Mapping[str, Any]) -> Ron:
+    if "from" not in obj:
+        raise EventFormatError("missing field 'from'")
+    raw_from = obj["from"]
+    discarders = _int_list(obj, "from") if isinstance(raw_from, list) else (_req_int(obj, "from"),)
+    winners_raw = obj.get("winners")
+    if not isinstance(winners_raw, list) or not winners_raw:
+        raise EventFormatError("field 'winners' must be a non-empty list of hands")
+    winners = tuple(_hand(w, f"winners[{i}]") for i, w in enumerate(winners_raw))
+    return Ron(discarders=discarders, winners=winners)
+
+
+def _dice(obj: Mapping[str, Any]) -> Dice:
+    values = _int_list(obj, "dice")
+    if len(values) != 2:
+        raise EventFormatError(f"field 'dice' must hold two dice, got {list(values)!r}")
+    return Dice(dice=(values[0], values[1]))
+
+
+def _start(obj: Mapping[str, Any]) -> Start:
+    rules = obj.get("rules")
+    if not isinstance(rules, str):
+        raise EventFormatError("field 'rules' must be a preset name")
+    return Start(rules=rules)
+
+
+_PARSERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
+    "start": _start,
+    "riichi": lambda o: Riichi(seat=_req_int(o, "seat")),
+    "ron": _ron,
+    "tsumo": lambda o: Tsumo(hand=_hand(dict(o), "tsumo")),
+    "draw": lambda o: Draw(
+        tenpai=_int_list(o, "tenpai"), nagashi=_int_list(o, "nagashi", optional=True)
+    ),
+    "abort": lambda o: Abort(reason=_choice(o, "reason", ABORT_REASONS)),  # type: ignore[arg-type]
+    "chombo": lambda o: Chombo(seat=_req_int(o, "seat")),
+    "false_call": lambda o: FalseCall(seat=_req_int(o, "seat")),
+    "stop": lambda o: Stop(),
+    "time_up": lambda o: TimeUp(),
+    "dice": _dice,
+    "deal": lambda o: Deal(),
+    "take": lambda o: Take(seat=_req_int(o, "seat"), pos=_int(o, "pos", optional=True)),
+    "discard": lambda o: Discard(seat=_req_int(o, "seat")),
+    "call": lambda o: Call(
+        seat=_req_int(o, "seat"),
+        kind=_choice(o, "kind", ("chi", "pon", "kan")),  # type: ignore[arg-type]
+        discarder=_req_int(o, "from"),
+    ),
+    "kan": lambda o: Kan(
+        seat=_req_int(o, "seat"),
+        kind=_choice(o, "kind", ("closed", "added")),  # type: ignore[arg-type]
+    ),
+    "north": lambda o: North(seat=_req_int(o, "seat")),
+}
+
+EVENT_TYPES = tuple(_PARSERS)
+
+
+def parse_event(obj: Any) -> Event:
+    """Turn one decoded JSON object into an event, or raise :class:`EventFormatError`."""
+    if not isinstance(obj, dict):
+        raise EventFormatError(f"an event must be a JSON object, got {type(obj).__name__}")
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise EventFormatError("missing field 'type'")
+    parser = _PARSERS.get(kind)
+    if parser is None:
+        raise EventFormatError(f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}")
+    return parser(obj)
+
+
+def _hand_json(hand: Hand) -> dict[str, Any]:
+    out: dict[str, Any] = {"seat": hand.seat}
+    if hand.yakuman:
+        out["yakuman"] = hand.yakuman
+    else:
+        out["han"] = hand.han
+        if hand.fu is not None:
+            out["fu"] = hand.fu
+    if hand.pao is not None:
+        out["pao"] = hand.pao
+    return out
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The replay (JSON Lines) form of an event; ``parse_event`` of it gives it back."""
+    match event:
+        case Start(rules=rules):
+            return {"type": "start", "rules": rules}
+        case Riichi(seat=seat):
+            return {"type": "riichi", "seat": seat}
+        case Ron(discarders=discarders, winners=winners):
+            src: int | list[int] = discarders[0] if len(discarders) == 1 else list(discarders)
+            return {"type": "ron", "from": src, "winners": [_hand_json(w) for w in winners]}
+        case Tsumo(hand=hand):
+            return {"type": "tsumo", **_hand_json(hand)}
+        case Draw(tenpai=tenpai, nagashi=nagashi):
+            out: dict[str, Any] = {"type": "draw", "tenpai": list(tenpai)}
+            if nagashi:
+                out["nagashi"] = list(nagashi)
+            return out
+        case Abort(reason=reason):
+            return {"type": "abort", "reason": reason}
+        case Chombo(seat=seat):
+            return {"type": "chombo", "seat": seat}
+        case FalseCall(seat=seat):
+            return {"type": "false_call", "seat": seat}
+        case Stop():
+            return {"type": "stop"}
+        case TimeUp():
+            return {"type": "time_up"}
+        case Dice(dice=dice):
+            return {"type": "dice", "dice": list(dice)}
+        case Deal():
+            return {"type": "deal"}
+        case Take(seat=seat, pos=pos):
+            return {"type": "take", "seat": seat} | ({} if pos is None else {"pos": pos})
+        case Discard(seat=seat):
+            return {"type": "discard", "seat": seat}
+        case Call(seat=seat, kind=kind, discarder=discarder):
+            return {"type": "call", "seat": seat, "kind": kind, "from": discarder}
+        case Kan(seat=seat, kind=kind):
+            return {"type": "kan", "seat": seat, "kind": kind}
+        case North(seat=seat):
+            return {"type": "north", "seat": seat}
+    raise TypeError(f"not an event: {event!r}")  # pragma: no cover

@@ -1,0 +1,241 @@
+"""Load house rules from preset TOML files, checked once, with errors that name the problem.
+
+A preset file looks like::
+
+    name = "kenko"
+    extends = "standard"        # optional: a preset name or a path relative to this file
+    description = "..."
+
+    [game]
+    time_limit_minutes = 50
+
+Only the keys that differ from the base need to be given.  Unknown sections or keys,
+wrong types and values out of range raise :class:`RulesConfigError` naming the file, the
+key and what is allowed; nothing is half-loaded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+import types
+import typing
+from dataclasses import fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from tablectl.rules.options import SECTIONS, HouseRules
+
+PRESET_PACKAGE = "tablectl.rules.presets"
+TOP_LEVEL_KEYS = ("name", "extends", "description")
+
+
+class RulesConfigError(ValueError):
+    """A rules file is missing, malformed, or holds a value that is not allowed."""
+
+
+def preset_names() -> list[str]:
+    """Names of the presets shipped with the package, sorted."""
+    folder = resources.files(PRESET_PACKAGE)
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def _read_toml(source: str, text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesConfigError(f"{source}: not valid TOML: {exc}") from exc
+
+
+def _locate(ref: str, relative_to: Path | None) -> tuple[str, str, Path | None]:
+    """Find a preset by name or path; returns (source label, text, its folder or None)."""
+    if ref in preset_names():
+        text = resources.files(PRESET_PACKAGE).joinpath(f"{ref}.toml").read_text("utf-8")
+        return f"preset {ref!r}", text, None
+    path = Path(ref)
+    if relative_to is not None and not path.is_absolute():
+        path = relative_to / path
+    if path.suffix == ".toml" or path.exists():
+        try:
+            return str(path), path.read_text("utf-8"), path.parent
+        except OSError as exc:
+            raise RulesConfigError(f"{path}: cannot read rules file: {exc.strerror}") from exc
+    known = ", ".join(preset_names())
+    hint = difflib.get_close_matches(ref, preset_names(), n=1)
+    extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+    raise RulesConfigError(f"unknown preset {ref!r}{extra}; known presets: {known}")
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
+
+
+def _resolve(ref: str, relative_to: Path | None, seen: tuple[str, ...]) -> dict[str, Any]:
+    source, text, folder = _locate(ref, relative_to)
+    if source in seen:
+        chain = " -> ".join((*seen, source))
+        raise RulesConfigError(f"{source}: 'extends' loops back on itself: {chain}")
+    raw = _read_toml(source, text)
+    _check_shape(source, raw)
+    raw["__source__"] = source
+    parent = raw.get("extends")
+    if parent is None:
+        return raw
+    if not isinstance(parent, str):
+        raise RulesConfigError(f"{source}: 'extends' must be a preset name or a file path")
+    base = _resolve(parent, folder, (*seen, source))
+    base.pop("name", None)
+    base.pop("description", None)
+    return _merge(base, raw)
+
+
+def _unknown(source: str, where: str, key: str, allowed: list[str]) -> RulesConfigError:
+    hint = difflib.get_close_matches(key, allowed, n=1)
+    extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+    return RulesConfigError(
+        f"{source}: unknown {where} {key!r}{extra}; allowed: {', '.join(allowed)}"
+    )
+
+
+def _check_shape(source: str, raw: dict[str, Any]) -> None:
+    allowed_top = [*TOP_LEVEL_KEYS, *SECTIONS]
+    for key, value in raw.items():
+        if key not in allowed_top:
+            raise _unknown(source, "key", key, allowed_top)
+        if key in SECTIONS:
+            if not isinstance(value, dict):
+                raise RulesConfigError(f"{source}: [{key}] must be a table of options")
+            names = [f.name for f in fields(SECTIONS[key])]
+            for sub in value:
+                if sub not in names:
+                    raise _unknown(source, f"option in [{key}]", sub, names)
+
+
+def _describe(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
+    if origin in (types.UnionType, typing.Union):
+        return " or ".join(_describe(a) for a in typing.get_args(tp))
+    if origin is tuple:
+        return f"a list of {_describe(typing.get_args(tp)[0])}"
+    if tp is type(None):
+        return "absent (omit the key)"
+    return {bool: "true or false", int: "an integer", str: "a string"}.get(tp, str(tp))
+
+
+def _convert(where: str, tp: Any, value: Any, meta: dict[str, Any]) -> Any:
+    """Check ``value`` against the type ``tp`` and the field's limits; returns the value."""
+    origin = typing.get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _convert(where, args[0], value, meta)
+    if origin is typing.Literal:
+        allowed = typing.get_args(tp)
+        if value not in allowed:
+            raise RulesConfigError(
+                f"{where} is {value!r}; allowed: {', '.join(repr(a) for a in allowed)}"
+            )
+        return value
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise RulesConfigError(f"{where} must be {_describe(tp)}, got {value!r}")
+        item_tp = typing.get_args(tp)[0]
+        return tuple(_convert(f"{where}[{i}]", item_tp, v, meta) for i, v in enumerate(value))
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise RulesConfigError(f"{where} must be true or false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RulesConfigError(f"{where} must be an integer, got {value!r}")
+        if "choices" in meta and value not in meta["choices"]:
+            raise RulesConfigError(
+                f"{where} is {value}; allowed: {', '.join(str(c) for c in meta['choices'])}"
+            )
+        if "min" in meta and value < meta["min"]:
+            raise RulesConfigError(f"{where} is {value}; it must be at least {meta['min']}")
+        if "max" in meta and value > meta["max"]:
+            raise RulesConfigError(f"{where} is {value}; it must be at most {meta['max']}")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise RulesConfigError(f"{where} must be a string, got {value!r}")
+        if "items" in meta and value not in meta["items"]:
+            raise RulesConfigError(
+                f"{where} is {value!r}; allowed: {', '.join(repr(c) for c in meta['items'])}"
+            )
+        return value
+    raise TypeError(f"unsupported option type {tp!r}")  # pragma: no cover
+
+
+def _build(source: str, raw: dict[str, Any]) -> HouseRules:
+    sections: dict[str, Any] = {}
+    for name, cls in SECTIONS.items():
+        hints = typing.get_type_hints(cls)
+        values = raw.get(name, {})
+        kwargs = {}
+        for f in fields(cls):
+            if f.name in values:
+                where = f"{source}: [{name}] {f.name}"
+                kwargs[f.name] = _convert(where, hints[f.name], values[f.name], dict(f.metadata))
+        sections[name] = cls(**kwargs)
+    rules = HouseRules(
+        name=str(raw.get("name", "custom")),
+        description=str(raw.get("description", "")),
+        **sections,
+    )
+    _check_consistency(source, rules)
+    return rules
+
+
+def _check_consistency(source: str, rules: HouseRules) -> None:
+    """Cross-field checks that a single field's limits cannot express."""
+    players = rules.game.players
+    if rules.game.uma and len(rules.game.uma) != players:
+        raise RulesConfigError(
+            f"{source}: [game] uma has {len(rules.game.uma)} entries; it needs one per player"
+            f" ({players}) or none"
+        )
+    if rules.game.uma and sum(rules.game.uma) != 0:
+        raise RulesConfigError(f"{source}: [game] uma must sum to 0, got {sum(rules.game.uma)}")
+    table = rules.scoring.tenpai_table
+    if table and len(table) != players - 1:
+        raise RulesConfigError(
+            f"{source}: [scoring] tenpai_table needs {players - 1} rows (1 to {players - 1}"
+            f" tenpai players), got {len(table)}"
+        )
+    for i, row in enumerate(table):
+        if len(row) != 2:
+            raise RulesConfigError(
+                f"{source}: [scoring] tenpai_table[{i}] must be [each tenpai gets, each noten pays]"
+            )
+    if rules.wall.north_pulls and players != 3:
+        raise RulesConfigError(f"{source}: [wall] north_pulls needs [game] players = 3")
+    if rules.game.return_points < rules.game.start_points and rules.game.oka_to_top:
+        raise RulesConfigError(
+            f"{source}: [game] return_points ({rules.game.return_points}) is below start_points"
+            f" ({rules.game.start_points}); set oka_to_top = false or raise return_points"
+        )
+    if rules.flow.multiple_ron == "every_discarder" and not rules.wall.own_walls:
+        raise RulesConfigError(
+            f"{source}: [flow] multiple_ron = 'every_discarder' is kantan's turn-based ron and"
+            " needs [wall] own_walls = true"
+        )
+
+
+def load_rules(ref: str) -> HouseRules:
+    """Load a preset by name (``kenko``) or a parlor's own TOML file by path."""
+    raw = _resolve(ref, None, ())
+    source = raw.pop("__source__")
+    raw.pop("extends", None)
+    if "name" not in raw:
+        raw["name"] = Path(ref).stem if ref not in preset_names() else ref
+    return _build(source, raw)

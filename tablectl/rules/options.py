@@ -1,0 +1,350 @@
+"""The house rules: one frozen, documented options object.
+
+A preset file (TOML) sets these options section by section; a preset may ``extends``
+another and then names only what differs.  Every field carries its documentation and its
+allowed values in ``metadata`` so that :mod:`tablectl.rules.loader` can check a file and
+``tablectl rules show`` can explain it.
+
+Some options are enforced by the score-keeping core (flow, settlement); others only matter
+when the table reads tiles and scores hands itself (``[tiles]``), and are kept here so that
+one object describes the whole rule set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+ABORTIVE_DRAWS = ("nine_terminals", "four_winds", "four_riichi", "triple_ron", "four_kans")
+PAO_YAKUMAN = ("daisangen", "daisuushii", "suukantsu")
+
+
+def opt(default: Any, doc: str, **checks: Any) -> Any:
+    """A documented option with its allowed values (``choices``, ``min``, ``max``, ``items``)."""
+    if isinstance(default, list | tuple):
+        items = tuple(default)
+        return field(default_factory=lambda: items, metadata={"doc": doc, **checks})
+    return field(default=default, metadata={"doc": doc, **checks})
+
+
+@dataclass(frozen=True, slots=True)
+class GameOptions:
+    """How long the game runs and how it ends."""
+
+    players: int = opt(4, "number of players", choices=(3, 4))
+    length: Literal["east", "east_south", "east_then_sudden_death"] = opt(
+        "east_south",
+        "rounds played: East only, East+South, or kantan's East then sudden death",
+        choices=("east", "east_south", "east_then_sudden_death"),
+    )
+    start_points: int = opt(25000, "points each player starts with", min=0, max=1_000_000)
+    return_points: int = opt(
+        30000, "points returned (the target for oka and the West extension)", min=0, max=1_000_000
+    )
+    uma: tuple[int, ...] = opt(
+        (), "placement bonus in thousands, best first (empty = none)", min=-1000, max=1000
+    )
+    oka_to_top: bool = opt(True, "the difference return - start, from every player, goes to 1st")
+    extension: Literal["none", "west_until_return"] = opt(
+        "none",
+        "after the last round: none, or play West (sudden death) until someone reaches return",
+        choices=("none", "west_until_return"),
+    )
+    bust: Literal["below_zero", "never"] = opt(
+        "below_zero",
+        "the game ends when a score falls below 0 (0 itself continues), or never",
+        choices=("below_zero", "never"),
+    )
+    negative_settlement: bool = opt(True, "negative scores are settled in the result")
+    cold_game_at: int | None = opt(
+        None, "the game ends when someone reaches this score (none = no cold game)", min=1
+    )
+    cold_game_east_lead: int | None = opt(
+        None,
+        "East round only: a winner or tenpai player leading 2nd by this much ends the game",
+        min=1,
+    )
+    time_limit_minutes: int | None = opt(
+        None, "game clock; when it runs out the hand in progress is the last", min=1, max=600
+    )
+    all_last_agari_yame: bool = opt(False, "the all-last dealer may stop after a win")
+    all_last_tenpai_yame: bool = opt(False, "the all-last dealer may stop when tenpai at a draw")
+    all_last_top_ends_on_win: bool = opt(
+        True, "the all-last dealer who wins and is then top must stop"
+    )
+    all_last_top_ends_on_tenpai: bool = opt(
+        False, "the all-last dealer who is tenpai at a draw and top must stop"
+    )
+    west_bonus_step: int = opt(
+        0, "kantan: from West 1 a bonus pot of n x step is added each hand (0 = none)", min=0
+    )
+    leftover_deposits: Literal["top", "lost"] = opt(
+        "top", "deposits left on the table at the end", choices=("top", "lost")
+    )
+    tie_break: Literal["seat_order"] = opt(
+        "seat_order",
+        "equal scores rank by seat order from the first dealer",
+        choices=("seat_order",),
+    )
+    final_sum_check: bool = opt(
+        False, "kenko: if the final scores sum to more than the start total, the top gives back"
+    )
+    final_rounding: Literal["none", "hundred", "thousand_half_up"] = opt(
+        "none",
+        "rounding of the final result points",
+        choices=("none", "hundred", "thousand_half_up"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FlowOptions:
+    """Dealer repeats, honba, abortive draws, several winners, nagashi mangan."""
+
+    dealer_repeat: Literal["win", "win_or_tenpai", "never"] = opt(
+        "win_or_tenpai",
+        "the dealer keeps the seat on a dealer win, on a win or tenpai at a draw, or never",
+        choices=("win", "win_or_tenpai", "never"),
+    )
+    honba: bool = opt(True, "honba sticks are counted (kantan: none)")
+    abortive_draws: tuple[str, ...] = opt(
+        ABORTIVE_DRAWS, "abortive draws the table accepts", items=ABORTIVE_DRAWS
+    )
+    abort_dealer: Literal["repeats", "passes"] = opt(
+        "repeats",
+        "after an abortive draw the dealer repeats or passes",
+        choices=("repeats", "passes"),
+    )
+    multiple_ron: Literal["head_bump", "double", "all", "every_discarder"] = opt(
+        "double",
+        "several players ron one discard: head bump (first in turn order only), double"
+        " (two win, three abort), all win, or kantan's win from every discarder",
+        choices=("head_bump", "double", "all", "every_discarder"),
+    )
+    multiple_ron_bonus: Literal["nearest", "each"] = opt(
+        "nearest",
+        "with several winners, honba go to the winner nearest the discarder or to each",
+        choices=("nearest", "each"),
+    )
+    nagashi: Literal["none", "mangan", "baiman"] = opt(
+        "mangan", "nagashi mangan at an exhaustive draw", choices=("none", "mangan", "baiman")
+    )
+    nagashi_tenpai_payments: bool = opt(
+        False, "tenpai payments are still exchanged when someone makes nagashi"
+    )
+    nagashi_counts_as_win: bool = opt(
+        True, "for the dealer's repeat, a dealer's nagashi counts as a win"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringOptions:
+    """How han and fu become payments."""
+
+    table: Literal["standard", "flat_30fu", "kantan"] = opt(
+        "standard",
+        "points table: standard, sanma-free's flat 30 fu, or kantan's fixed table",
+        choices=("standard", "flat_30fu", "kantan"),
+    )
+    kiriage: bool = opt(False, "30 fu 4 han and 60 fu 3 han are rounded up to mangan")
+    fu_60_plus: Literal["standard", "one_han_up"] = opt(
+        "standard",
+        "jboy: hands of 60 fu and more score as one han more at half the fu, rounded up",
+        choices=("standard", "one_han_up"),
+    )
+    kazoe: Literal["yakuman", "sanbaiman"] = opt(
+        "yakuman", "13 han and more count as", choices=("yakuman", "sanbaiman")
+    )
+    multiple_yakuman: bool = opt(True, "double and triple yakuman are paid as such")
+    tsumo_son: bool = opt(
+        True, "three players: a tsumo pays only what the two payers would in four"
+    )
+    one_han_tsumo_each: int | None = opt(
+        None, "sanma-free: any 1-han tsumo is this much from each payer", min=100, max=100_000
+    )
+    honba_ron: int = opt(300, "per honba stick on a ron, paid by the discarder", min=0, max=10_000)
+    honba_tsumo_each: int = opt(
+        100, "per honba stick on a tsumo, from each payer", min=0, max=10_000
+    )
+    riichi_deposit: int = opt(1000, "riichi deposit", min=0, max=10_000)
+    tenpai_pool: int = opt(3000, "noten payments shared among tenpai players", min=0, max=100_000)
+    tenpai_table: tuple[tuple[int, int], ...] = opt(
+        (),
+        "explicit noten payments: row n-1 for n tenpai players gives [each tenpai gets,"
+        " each noten pays] (empty = share the pool)",
+        min=0,
+        max=100_000,
+    )
+    pao: tuple[str, ...] = opt(
+        PAO_YAKUMAN, "yakuman with responsibility payment", items=PAO_YAKUMAN
+    )
+    pao_ron: Literal["split", "full"] = opt(
+        "split",
+        "on a ron the pao player pays half with the discarder, or all",
+        choices=("split", "full"),
+    )
+    pao_honba: Literal["pao", "discarder"] = opt(
+        "pao", "on a split ron the honba are paid by", choices=("pao", "discarder")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RiichiOptions:
+    """Riichi declarations and their deposit."""
+
+    min_points: int = opt(1000, "points a player needs to declare riichi", min=0, max=100_000)
+    under_min: Literal["refused", "dead_hand", "dead_hand_bust", "allowed"] = opt(
+        "refused",
+        "a declaration below min_points: refused (hand goes on), dead hand, dead hand and"
+        " bust after the hand, or allowed",
+        choices=("refused", "dead_hand", "dead_hand_bust", "allowed"),
+    )
+    needs_draw_left: bool = opt(True, "riichi needs at least one live draw left")
+    deposit_on_deal_in: bool = opt(
+        False, "the deposit is taken even when the declaration tile deals in"
+    )
+    noten_at_draw: Literal["chombo", "penalty_each", "none"] = opt(
+        "chombo",
+        "a noten riichi at an exhaustive draw: chombo instead of the draw, a penalty paid"
+        " to each other player on top of the draw, or nothing",
+        choices=("chombo", "penalty_each", "none"),
+    )
+    noten_penalty_each: int = opt(
+        3000, "with noten_at_draw = penalty_each: paid to each other player", min=0, max=100_000
+    )
+    withdrawal_penalty: int | None = opt(
+        None,
+        "a riichi may be withdrawn before the next discard for this penalty (none = no)",
+        min=0,
+        max=100_000,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyOptions:
+    """Chombo and false calls."""
+
+    chombo: Literal["mangan", "each", "final", "none"] = opt(
+        "mangan",
+        "chombo payment: a mangan tsumo, a fixed amount to each other player, a deduction from"
+        " the final score, or none",
+        choices=("mangan", "each", "final", "none"),
+    )
+    chombo_amount: int = opt(
+        0,
+        "with chombo = each: paid to each other player; with final: deducted",
+        min=0,
+        max=1_000_000,
+    )
+    chombo_dealer: Literal["replay", "dealer_passes", "dealer_passes_except_all_last"] = opt(
+        "replay",
+        "after the dealer's chombo the hand is replayed, or it counts as a draw the dealer"
+        " loses (honba +1), or that except in all-last, where it is replayed",
+        choices=("replay", "dealer_passes", "dealer_passes_except_all_last"),
+    )
+    chombo_honba: Literal["unchanged", "plus_one"] = opt(
+        "unchanged", "honba after a replayed chombo hand", choices=("unchanged", "plus_one")
+    )
+    false_call: Literal["none", "deposit", "dead_hand"] = opt(
+        "none",
+        "a false call: no penalty, a deposit to the table (dead hand if short), or dead hand",
+        choices=("none", "deposit", "dead_hand"),
+    )
+    false_call_deposit: int = opt(1000, "with false_call = deposit", min=0, max=100_000)
+
+
+@dataclass(frozen=True, slots=True)
+class WallOptions:
+    """The wall, kans and the dead wall (enforced when the table senses takes)."""
+
+    own_walls: bool = opt(False, "kantan: every player draws from their own wall")
+    own_wall_discards: int = opt(18, "kantan: the hand ends after this many discards each", min=1)
+    kans_allowed: bool = opt(True, "kans may be made")
+    kan_dora: Literal["immediate", "after_discard", "none"] = opt(
+        "immediate",
+        "when a kan dora indicator is revealed",
+        choices=("immediate", "after_discard", "none"),
+    )
+    kan_dora_on_chankan: bool = opt(False, "a kan robbed by chankan still reveals its kan dora")
+    haitei_discard_callable: bool = opt(True, "the last discard of the hand may be called")
+    north_pulls: bool = opt(False, "three players: north tiles are pulled as nuki-dora")
+
+
+@dataclass(frozen=True, slots=True)
+class TileOptions:
+    """Yaku and fu readings for tables that read tiles (scored by the ``mahjong`` library)."""
+
+    red_fives: tuple[str, ...] = opt(
+        ("5m", "5p", "5s"), "red fives in the set", items=("5m", "5p", "5s")
+    )
+    gold_fives: tuple[str, ...] = opt((), "gold fives (worth more)", items=("5m", "5p", "5s"))
+    red_count: int = opt(3, "number of red (and gold) fives in the set", min=0, max=8)
+    formal_tenpai: Literal["yes", "not_all_four_own", "open_hand_invalid"] = opt(
+        "yes",
+        "formal tenpai: always valid, invalid when the player holds all four of the wait, or"
+        " (sanma-free) also invalid for an open hand without yaku",
+        choices=("yes", "not_all_four_own", "open_hand_invalid"),
+    )
+    kuitan: bool = opt(True, "open tanyao")
+    atozuke: bool = opt(True, "a yaku completed only by the winning tile")
+    kuikae: bool = opt(False, "swap-calling allowed")
+    double_wind_pair_fu: int = opt(4, "fu for a pair of the seat and round wind", choices=(2, 4))
+    rinshan_tsumo_fu: bool = opt(True, "a rinshan win gets the 2 tsumo fu")
+    ippatsu_chankan: bool = opt(True, "ippatsu and chankan combine")
+    chance_yaku_alone: bool = opt(True, "haitei, houtei, rinshan, chankan alone are a yaku")
+    renhou: Literal["none", "mangan", "baiman", "yakuman"] = opt(
+        "none", "renhou", choices=("none", "mangan", "baiman", "yakuman")
+    )
+    north: Literal["value", "nuki", "guest"] = opt(
+        "guest",
+        "three players: north is a value tile, pulled nuki-dora, or a plain guest wind",
+        choices=("value", "nuki", "guest"),
+    )
+    closed_kan_bonus_han: int = opt(0, "sanma-free: a closed kan adds this many han (once)", min=0)
+    tsumo_pinfu: bool = opt(True, "pinfu tsumo scores")
+    pon_beats_chi: bool = opt(True, "a pon declared with a chi takes precedence")
+
+
+@dataclass(frozen=True, slots=True)
+class HouseRules:
+    """One complete rule set.  Built by the loader from a preset; frozen."""
+
+    name: str = "custom"
+    description: str = ""
+    game: GameOptions = field(default_factory=GameOptions)
+    flow: FlowOptions = field(default_factory=FlowOptions)
+    scoring: ScoringOptions = field(default_factory=ScoringOptions)
+    riichi: RiichiOptions = field(default_factory=RiichiOptions)
+    penalties: PenaltyOptions = field(default_factory=PenaltyOptions)
+    wall: WallOptions = field(default_factory=WallOptions)
+    tiles: TileOptions = field(default_factory=TileOptions)
+
+    @property
+    def players(self) -> int:
+        """Number of players."""
+        return self.game.players
+
+
+SECTIONS: dict[str, type[Any]] = {
+    "game": GameOptions,
+    "flow": FlowOptions,
+    "scoring": ScoringOptions,
+    "riichi": RiichiOptions,
+    "penalties": PenaltyOptions,
+    "wall": WallOptions,
+    "tiles": TileOptions,
+}
+
+
+def as_dict(rules: HouseRules) -> dict[str, Any]:
+    """Every resolved value, section by section, JSON/TOML-ready (tuples as lists)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return [plain(v) for v in value]
+        return value
+
+    out: dict[str, Any] = {"name": rules.name, "description": rules.description}
+    for section in SECTIONS:
+        obj = getattr(rules, section)
+        out[section] = {f.name: plain(getattr(obj, f.name)) for f in fields(obj)}
+    return out

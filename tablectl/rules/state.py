@@ -1,0 +1,162 @@
+"""The game state and the effects a step produces: plain frozen values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tablectl.rules.options import HouseRules
+from tablectl.rules.refusal import Refusal
+
+WINDS = "ESWN"
+HandResult = Literal["ron", "tsumo", "draw", "abort", "chombo"]
+
+
+@dataclass(frozen=True, slots=True)
+class Final:
+    """The end of a game: scores after the end-of-game adjustments and the ranking."""
+
+    scores: tuple[int, ...]
+    ranking: tuple[int, ...]
+    reason: str
+    result: tuple[float, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        out: dict[str, Any] = {
+            "scores": list(self.scores),
+            "ranking": list(self.ranking),
+            "reason": self.reason,
+        }
+        if self.result:
+            out["result"] = list(self.result)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """Everything the rules core knows between two events.
+
+    ``round_index`` counts rounds from 0 (East), 1 (South), ...; ``dealer`` is also the
+    round's hand number - 1 because seat 0 is the first dealer.  ``riichi`` lists the seats
+    whose deposit was taken this hand; ``pending_riichi`` a declaration whose deposit is
+    taken unless the next event is a ron off that seat; ``hand_payments`` what each seat
+    paid to the table during the hand (riichi and false-call deposits), reported with the
+    hand's deltas.
+    """
+
+    rules: HouseRules
+    scores: tuple[int, ...]
+    round_index: int = 0
+    dealer: int = 0
+    honba: int = 0
+    kyoutaku: int = 0
+    riichi: tuple[int, ...] = ()
+    riichi_deposits: int = 0
+    hand_payments: tuple[int, ...] = ()
+    pending_riichi: int | None = None
+    dead: tuple[int, ...] = ()
+    bust_after_hand: tuple[int, ...] = ()
+    last_hand: bool = False
+    stop_offered: bool = False
+    extension: bool = False
+    hands_played: int = 0
+    final_penalties: tuple[int, ...] = ()
+    finished: bool = False
+    final: Final | None = None
+    wall: Any = None
+
+    @property
+    def players(self) -> int:
+        """Number of players."""
+        return self.rules.players
+
+    @property
+    def wind(self) -> str:
+        """The round wind letter of the current hand."""
+        return WINDS[self.round_index % 4]
+
+    def round_dict(self) -> dict[str, Any]:
+        """``{"wind": "E", "number": 1}``."""
+        return {"wind": self.wind, "number": self.dealer + 1}
+
+
+def initial_state(rules: HouseRules) -> GameState:
+    """The state before the first hand (East 1, seat 0 deals)."""
+    players = rules.players
+    return GameState(
+        rules=rules,
+        scores=(rules.game.start_points,) * players,
+        final_penalties=(0,) * players,
+        hand_payments=(0,) * players,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """One finished hand, as listed in the replay output."""
+
+    wind: str
+    number: int
+    honba: int
+    result: HandResult
+    deltas: tuple[int, ...]
+    detail: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "round": {"wind": self.wind, "number": self.number},
+            "honba": self.honba,
+            "result": self.result,
+            "deltas": list(self.deltas),
+            **self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    """Points moved during a hand (a riichi deposit, a false-call penalty)."""
+
+    reason: str
+    deltas: tuple[int, ...]
+    to_table: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HandSettled:
+    """A hand ended; ``record`` says how and who paid what."""
+
+    record: HandRecord
+
+
+@dataclass(frozen=True, slots=True)
+class DeadHand:
+    """A seat may no longer win, call, riichi or be tenpai this hand."""
+
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class StopOffered:
+    """The all-last dealer may end the game now with a ``stop`` event."""
+
+    dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """The game ended."""
+
+    final: Final
+
+
+@dataclass(frozen=True, slots=True)
+class Noted:
+    """An accepted event that changes no points (a wall take, a free false call ...)."""
+
+    what: str
+
+
+Effect = Refusal | Payment | HandSettled | DeadHand | StopOffered | GameOver | Noted
