@@ -267,6 +267,10 @@ class WallOptions:
     kan_dora_on_chankan: bool = opt(False, "a kan robbed by chankan still reveals its kan dora")
     haitei_discard_callable: bool = opt(True, "the last discard of the hand may be called")
     north_pulls: bool = opt(False, "three players: north tiles are pulled as nuki-dora")
+    chi_allowed: bool = opt(True, "chi may be called (three-player tables usually have none)")
+    kokushi_closed_kan_ron: bool = opt(
+        False, "kokushi musou may rob a closed kan (chankan on an ankan)"
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
+from tablectl.rules.wall import WallState
 
 WINDS = "ESWN"
 HandResult = Literal["ron", "tsumo", "draw", "abort", "chombo"]
@@ -64,7 +65,7 @@ class GameState:
     final_penalties: tuple[int, ...] = ()
     finished: bool = False
     final: Final | None = None
-    wall: Any = None
+    wall: WallState | None = None
 
     @property
     def players(self) -> int:

@@ -1,0 +1,207 @@
+"""Impossible or out-of-place input is refused with a stable code and changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tablectl.rules.core import step
+from tablectl.rules.events import parse_event
+from tablectl.rules.loader import load_rules
+from tablectl.rules.state import initial_state
+from tests.helpers import play
+
+
+def ron(frm: Any, *winners: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "ron", "from": frm, "winners": list(winners)}
+
+
+REFUSALS: list[tuple[str, str, list[dict[str, Any]], str]] = [
+    ("1 han 20 fu by ron", "ariari", [ron(0, {"seat": 1, "han": 1, "fu": 20})], "impossible_fu"),
+    ("3 han 20 fu by ron", "ariari", [ron(0, {"seat": 1, "han": 3, "fu": 20})], "impossible_fu"),
+    (
+        "1 han 20 fu tsumo",
+        "ariari",
+        [{"type": "tsumo", "seat": 1, "han": 1, "fu": 20}],
+        "impossible_fu",
+    ),
+    ("25 fu under 2 han", "jboy", [ron(0, {"seat": 1, "han": 1, "fu": 25})], "impossible_fu"),
+    ("fu 35", "kenko", [ron(0, {"seat": 1, "han": 2, "fu": 35})], "bad_fu"),
+    ("fu 120", "kenko", [ron(0, {"seat": 1, "han": 2, "fu": 120})], "bad_fu"),
+    ("fu 10", "kenko", [ron(0, {"seat": 1, "han": 2, "fu": 10})], "bad_fu"),
+    ("fu missing", "kenko", [ron(0, {"seat": 1, "han": 2})], "fu_missing"),
+    ("han 0", "ariari", [ron(0, {"seat": 1, "han": 0, "fu": 30})], "han_below_one"),
+    ("han negative", "kantan", [ron(0, {"seat": 1, "han": -2})], "han_below_one"),
+    ("yakuman 0 is not a yakuman", "ariari", [ron(0, {"seat": 1, "yakuman": 9})], "bad_yakuman"),
+    (
+        "discarder among winners",
+        "ariari",
+        [ron(1, {"seat": 1, "han": 2, "fu": 30})],
+        "winner_is_discarder",
+    ),
+    ("seat 4 in four players", "ariari", [ron(0, {"seat": 4, "han": 2, "fu": 30})], "no_such_seat"),
+    ("seat 3 in three players", "sanma-free", [ron(0, {"seat": 3, "han": 2})], "no_such_seat"),
+    ("discarder seat -1", "ariari", [ron(-1, {"seat": 2, "han": 2, "fu": 30})], "no_such_seat"),
+    ("riichi seat 5", "ariari", [{"type": "riichi", "seat": 5}], "no_such_seat"),
+    (
+        "winner twice",
+        "ariari",
+        [ron(0, {"seat": 1, "han": 2, "fu": 30}, {"seat": 1, "han": 2, "fu": 30})],
+        "duplicate_seat",
+    ),
+    ("tenpai seat twice", "ariari", [{"type": "draw", "tenpai": [1, 1]}], "duplicate_seat"),
+    (
+        "several discarders outside kantan",
+        "ariari",
+        [ron([0, 2], {"seat": 1, "han": 2, "fu": 30})],
+        "one_discarder",
+    ),
+    (
+        "kantan one winner only",
+        "kantan",
+        [ron(0, {"seat": 1, "han": 2}, {"seat": 2, "han": 1})],
+        "one_winner",
+    ),
+    (
+        "nine terminals where not allowed",
+        "jboy",
+        [{"type": "abort", "reason": "nine_terminals"}],
+        "abort_not_allowed",
+    ),
+    (
+        "any abort in kenko",
+        "kenko",
+        [{"type": "abort", "reason": "four_winds"}],
+        "abort_not_allowed",
+    ),
+    (
+        "four kans abort in jboy",
+        "jboy",
+        [{"type": "abort", "reason": "four_kans"}],
+        "abort_not_allowed",
+    ),
+    (
+        "four riichi without four riichi",
+        "ariari",
+        [{"type": "abort", "reason": "four_riichi"}],
+        "abort_condition",
+    ),
+    (
+        "riichi twice",
+        "ariari",
+        [{"type": "riichi", "seat": 1}, {"type": "riichi", "seat": 1}],
+        "already_riichi",
+    ),
+    ("time up without a clock", "ariari", [{"type": "time_up"}], "no_clock"),
+    ("stop when not offered", "ariari", [{"type": "stop"}], "stop_not_allowed"),
+    (
+        "nagashi where there is none",
+        "kenko",
+        [{"type": "draw", "tenpai": [], "nagashi": [1]}],
+        "nagashi_not_allowed",
+    ),
+    (
+        "pao on a normal hand",
+        "ariari",
+        [ron(0, {"seat": 1, "han": 5, "pao": 2})],
+        "pao_needs_yakuman",
+    ),
+    ("pao in kantan", "kantan", [ron(0, {"seat": 1, "yakuman": 1, "pao": 2})], "pao_not_allowed"),
+    ("pao on oneself", "ariari", [ron(0, {"seat": 1, "yakuman": 1, "pao": 1})], "bad_pao"),
+    ("pao seat missing", "ariari", [ron(0, {"seat": 1, "yakuman": 1, "pao": 7})], "no_such_seat"),
+    ("start in the middle", "ariari", [{"type": "start", "rules": "ariari"}], "unexpected_start"),
+    ("wall event without dice", "ariari", [{"type": "take", "seat": 0}], "no_wall"),
+]
+
+
+@pytest.mark.parametrize(
+    ("preset", "events", "code"), [c[1:] for c in REFUSALS], ids=[c[0] for c in REFUSALS]
+)
+def test_refusal_code_and_state_unchanged(
+    preset: str, events: list[dict[str, Any]], code: str
+) -> None:
+    state = initial_state(load_rules(preset))
+    for obj in events[:-1]:
+        state, effects = step(state, parse_event(obj))
+        assert not any(type(e).__name__ == "Refusal" for e in effects)
+    before = state
+    after, effects = step(state, parse_event(events[-1]))
+    assert after is before
+    assert len(effects) == 1
+    refusal = effects[0]
+    assert refusal.code == code, refusal
+    assert refusal.message
+
+
+def test_replay_lists_refusals_with_line_numbers_and_goes_on() -> None:
+    out = play(
+        "ariari",
+        ron(0, {"seat": 1, "han": 1, "fu": 20}),
+        ron(0, {"seat": 1, "han": 1, "fu": 30}),
+    )
+    assert out["rejected"] == [
+        {
+            "line": 1,
+            "code": "impossible_fu",
+            "message": "seat 1: 20 fu cannot be won by ron (pinfu ron is 30 fu)",
+        }
+    ]
+    assert len(out["hands"]) == 1
+
+
+def test_riichi_under_1000_ariari_refused() -> None:
+    # Seat 2 pays a sanbaiman (24000) and then a 1-han 30-fu ron: 25000 - 24000 - 1000 = 0.
+    out = play("ariari", ron(2, {"seat": 1, "han": 11}), {"type": "riichi", "seat": 2})
+    assert out["rejected"] == []
+    out = play(
+        "ariari",
+        ron(2, {"seat": 1, "han": 11}),
+        ron(2, {"seat": 3, "han": 1, "fu": 30}),
+        {"type": "riichi", "seat": 2},
+    )
+    assert out["scores"][2] == 0
+    assert out["rejected"][0]["code"] == "riichi_needs_points"
+    assert out["kyoutaku"] == 0
+
+
+def test_jboy_riichi_under_1000_is_a_dead_hand() -> None:
+    out = play(
+        "jboy",
+        ron(2, {"seat": 1, "han": 11}),
+        ron(2, {"seat": 3, "han": 1, "fu": 30}),
+        {"type": "riichi", "seat": 2},
+        ron(0, {"seat": 2, "han": 1, "fu": 30}),
+        {"type": "draw", "tenpai": [2]},
+    )
+    assert [r["code"] for r in out["rejected"]] == ["dead_hand", "dead_hand"]
+    assert out["kyoutaku"] == 0
+
+
+def test_sanma_free_riichi_at_900_is_dead_and_busts_after_the_hand() -> None:
+    # Seat 2: 30000 - 24000 (sanbaiman) - 4000 (3 han) - 1000 (1 han) - 500 (1-han tsumo).
+    setup = [
+        ron(2, {"seat": 1, "han": 11}),
+        ron(2, {"seat": 0, "han": 3}),
+        ron(2, {"seat": 0, "han": 1}),
+        {"type": "tsumo", "seat": 1, "han": 1},
+    ]
+    out = play("sanma-free", *setup)
+    assert out["scores"][2] == 500
+    out = play(
+        "sanma-free",
+        *setup,
+        {"type": "riichi", "seat": 2},
+        {"type": "tsumo", "seat": 2, "han": 1},
+        {"type": "draw", "tenpai": []},
+    )
+    assert [r["code"] for r in out["rejected"]] == ["dead_hand"]
+    assert out["scores"][2] == 500  # no deposit was taken
+    assert out["finished"] is True
+    assert out["final"]["reason"] == "bust"
+
+
+def test_bad_event_in_kenko_keeps_clock_state() -> None:
+    out = play("kenko", {"type": "time_up"}, {"type": "time_up"}, ron(0, {"seat": 1, "han": 1}))
+    assert out["rejected"][0]["code"] == "fu_missing"
+    assert out["finished"] is False
