@@ -1,0 +1,239 @@
+"""Pure frame codec: bytes in, frames out. No I/O, no clock, no asyncio.
+
+Wire format (see docs/protocol.md)::
+
+    frame on the wire = COBS(body) 0x00
+    body              = version:u8 flags:u8 seq:u8 ack:u8 msg_type:u8 payload:0..246 crc:u16le
+    crc               = CRC-16/CCITT-FALSE over every body byte before it
+
+The decoder follows Klipper's ``check_packet``: :func:`check_packet` says how many bytes of
+the buffer it used (``0`` need more, ``-1`` resync, ``n`` = frame length) and
+:class:`FrameDecoder` is the small stream helper that feeds bytes and yields frames.
+"""
+
+from __future__ import annotations
+
+import binascii
+import enum
+import logging
+from dataclasses import dataclass
+
+import cobs.cobs as _cobs
+
+from firmware_bridge.errors import FrameError
+
+__all__ = [
+    "DELIMITER",
+    "HEADER_LEN",
+    "MAX_BODY",
+    "MAX_PAYLOAD",
+    "MAX_WIRE",
+    "PROTOCOL_MAJOR",
+    "DecoderStats",
+    "Flags",
+    "Frame",
+    "FrameDecoder",
+    "check_packet",
+    "crc16",
+    "decode_packet",
+    "encode_frame",
+    "resync_length",
+]
+
+_log = logging.getLogger(__name__)
+
+#: Protocol major version, the first body byte of every frame. The header layout below never
+#: changes between versions, so a peer can always read the version and refuse politely.
+PROTOCOL_MAJOR = 1
+#: Frame delimiter. COBS guarantees it never occurs inside a frame, so resync = skip to it.
+DELIMITER = 0x00
+#: version, flags, seq, ack, msg_type.
+HEADER_LEN = 5
+CRC_LEN = 2
+#: Largest body: 253 bytes COBS-encode with exactly one overhead byte, so a whole frame with
+#: its delimiter fits in 255 bytes, one u8 length for an MCU's buffer.
+MAX_BODY = 253
+MAX_PAYLOAD = MAX_BODY - HEADER_LEN - CRC_LEN
+#: Largest frame on the wire, delimiter included.
+MAX_WIRE = MAX_BODY + 2
+
+
+class Flags(enum.IntFlag):
+    """Bits of the frame ``flags`` byte."""
+
+    NONE = 0
+    #: The frame carries a message that consumes ``seq`` and must be acknowledged.
+    RELIABLE = 0x01
+    #: The ``ack`` field is valid: the sender expects the peer's ``seq == ack`` next.
+    ACK = 0x02
+    #: Handshake frame (Hello / HelloReply): starts a session, ``seq`` and ``ack`` unused.
+    SYN = 0x04
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no xor-out).
+
+    >>> hex(crc16(b"123456789"))
+    '0x29b1'
+    """
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One decoded frame: header fields plus the raw message payload."""
+
+    flags: Flags
+    seq: int
+    ack: int
+    msg_type: int
+    payload: bytes = b""
+    version: int = PROTOCOL_MAJOR
+
+    def __post_init__(self) -> None:
+        for name in ("seq", "ack", "msg_type", "version"):
+            value = getattr(self, name)
+            if not 0 <= value <= 0xFF:
+                raise ValueError(f"Frame.{name} must be 0..255, got {value}")
+        if not 0 <= int(self.flags) <= 0xFF:
+            raise ValueError(f"Frame.flags must fit in a byte, got {self.flags!r}")
+        if len(self.payload) > MAX_PAYLOAD:
+            raise ValueError(f"payload is {len(self.payload)} bytes, at most {MAX_PAYLOAD}")
+
+    def body(self) -> bytes:
+        """The body without CRC: ``version flags seq ack msg_type payload``."""
+        return (
+            bytes((self.version, int(self.flags), self.seq, self.ack, self.msg_type)) + self.payload
+        )
+
+
+def encode_frame(frame: Frame) -> bytes:
+    """Encode ``frame`` for the wire: ``COBS(body + crc16le) + b"\\x00"``."""
+    body = frame.body()
+    body += crc16(body).to_bytes(2, "little")
+    return bytes(_cobs.encode(body)) + b"\x00"
+
+
+def decode_packet(packet: bytes) -> Frame:
+    """Decode one complete packet (COBS bytes, optionally ending with the delimiter).
+
+    Raises :class:`FrameError` (and nothing else) when the packet is not a valid frame.
+    """
+    if packet.endswith(b"\x00"):
+        packet = packet[:-1]
+    if not packet:
+        raise FrameError("empty", "empty packet (lone delimiter)")
+    if len(packet) > MAX_WIRE - 1:
+        raise FrameError("length", f"packet of {len(packet)} bytes exceeds {MAX_WIRE - 1}")
+    try:
+        body = bytes(_cobs.decode(packet))
+    except _cobs.DecodeError as exc:
+        raise FrameError("cobs", f"bad COBS encoding: {exc}") from None
+    if len(body) < HEADER_LEN + CRC_LEN:
+        raise FrameError("length", f"body of {len(body)} bytes is shorter than a header")
+    if len(body) > MAX_BODY:
+        raise FrameError("length", f"body of {len(body)} bytes exceeds {MAX_BODY}")
+    got = int.from_bytes(body[-CRC_LEN:], "little")
+    want = crc16(body[:-CRC_LEN])
+    if got != want:
+        raise FrameError("crc", f"CRC mismatch: frame says {got:#06x}, body gives {want:#06x}")
+    return Frame(
+        version=body[0],
+        flags=Flags(body[1]),
+        seq=body[2],
+        ack=body[3],
+        msg_type=body[4],
+        payload=body[HEADER_LEN:-CRC_LEN],
+    )
+
+
+def check_packet(buf: bytes | bytearray | memoryview) -> int:
+    """Klipper-style check of the start of ``buf``.
+
+    Returns ``0`` when more bytes are needed, ``n > 0`` when ``buf[:n]`` is one valid frame
+    (delimiter included), ``-1`` when the bytes up to the next delimiter are garbage: the
+    caller drops them through that delimiter (:func:`resync_length`) and tries again.
+    A lone delimiter also gives ``-1``; senders may emit one to flush a receiver.
+    """
+    end = bytes(buf[:MAX_WIRE]).find(b"\x00")
+    if end < 0:
+        return -1 if len(buf) >= MAX_WIRE else 0
+    try:
+        decode_packet(bytes(buf[: end + 1]))
+    except FrameError:
+        return -1
+    return end + 1
+
+
+def resync_length(buf: bytes | bytearray | memoryview) -> int:
+    """How many bytes to drop after ``check_packet`` returned ``-1``: through the next
+    delimiter, or the whole buffer when there is none."""
+    end = bytes(buf).find(b"\x00")
+    return len(buf) if end < 0 else end + 1
+
+
+@dataclass(slots=True)
+class DecoderStats:
+    """Counters kept by :class:`FrameDecoder`."""
+
+    frames: int = 0
+    crc_errors: int = 0
+    framing_errors: int = 0
+    bytes_dropped: int = 0
+
+
+class FrameDecoder:
+    """Stream helper: feed arbitrary chunks, get whole frames back.
+
+    Never raises on bad input: garbage is counted in :attr:`stats` and skipped up to the next
+    delimiter, so the decoder resynchronises on the next good frame.
+    """
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self.stats = DecoderStats()
+
+    def feed(self, data: bytes) -> list[Frame]:
+        """Add ``data`` and return the frames it completed, oldest first."""
+        buf = self._buf
+        buf += data
+        frames: list[Frame] = []
+        start = 0
+        while True:
+            end = buf.find(0, start)
+            if end < 0:
+                if len(buf) - start >= MAX_WIRE:
+                    # No delimiter within a maximal frame: this can only be noise. Keep
+                    # nothing, the rest of this noise fails the CRC once a delimiter comes.
+                    drop = len(buf) - start
+                    self.stats.framing_errors += 1
+                    self.stats.bytes_dropped += drop
+                    _log.debug("dropping %d bytes without delimiter", drop)
+                    start = len(buf)
+                break
+            packet = bytes(buf[start : end + 1])
+            start = end + 1
+            try:
+                frame = decode_packet(packet)
+            except FrameError as exc:
+                if exc.kind != "empty":
+                    if exc.kind == "crc":
+                        self.stats.crc_errors += 1
+                    else:
+                        self.stats.framing_errors += 1
+                    self.stats.bytes_dropped += len(packet)
+                    _log.debug("bad frame (%s): %s", exc, packet.hex())
+                continue
+            self.stats.frames += 1
+            frames.append(frame)
+        del buf[:start]
+        return frames
+
+    @property
+    def pending(self) -> int:
+        """Bytes buffered while waiting for a delimiter."""
+        return len(self._buf)
+
+    def reset(self) -> None:
+        """Forget any partial frame (after a reconnect the old bytes mean nothing)."""
+        self._buf.clear()

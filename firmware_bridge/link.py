@@ -1,0 +1,875 @@
+"""The reliable link: sequence numbers, acks, retransmission, hello, heartbeat, reconnect.
+
+One :class:`Link` class serves both ends of the wire:
+
+* ``Role.HOST`` (the Pi daemon) opens the transport, sends :class:`Hello`, checks the reply,
+  and reopens the transport with backoff whenever the link drops;
+* ``Role.DEVICE`` (hw_sim, or a Python model of the firmware) answers hellos with its
+  :class:`DeviceInfo`, keeps unacknowledged events across host reconnects, and reports host
+  silence upward so the firmware can stop its motors.
+
+The daemon's API is ``async for event in link.events()`` and ``await link.send(command)``;
+see docs/protocol.md for the rules implemented here. Timing constants are module globals,
+read at use time, so tests patch them small.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import dataclasses
+import enum
+import logging
+import random
+import typing
+from collections.abc import AsyncGenerator
+from typing import Any, Final
+
+from firmware_bridge.codec import PROTOCOL_MAJOR, Flags, Frame, FrameDecoder, encode_frame
+from firmware_bridge.errors import (
+    LinkDown,
+    ProtocolError,
+    SendFailed,
+    TransportClosed,
+    TransportError,
+    VersionMismatch,
+)
+from firmware_bridge.messages import (
+    MESSAGES,
+    PROTOCOL_MINOR,
+    SCHEMA_HASH,
+    Ack,
+    Capability,
+    Direction,
+    Heartbeat,
+    Hello,
+    HelloReply,
+    HelloStatus,
+    Message,
+    decode_message,
+)
+from firmware_bridge.transport import Connector, Transport, connector_for
+
+__all__ = [
+    "HANDSHAKE_TIMEOUT",
+    "HEARTBEAT_INTERVAL",
+    "HELLO_INTERVAL",
+    "LINK_TIMEOUT",
+    "MAX_RETRANSMITS",
+    "RECONNECT_DELAY",
+    "RECONNECT_DELAY_MAX",
+    "RETRANSMIT_TIMEOUT",
+    "RETRANSMIT_TIMEOUT_MAX",
+    "WINDOW",
+    "DeviceInfo",
+    "Link",
+    "LinkEvent",
+    "LinkLost",
+    "LinkStats",
+    "LinkUp",
+    "Role",
+    "TableRebooted",
+]
+
+_log = logging.getLogger(__name__)
+
+# Timing and sizing. Defaults are for a 115200-baud UART or full-speed USB; tests patch them.
+#: Both sides send a heartbeat this often (s): ~1 Hz is cheap and bounds silence detection.
+HEARTBEAT_INTERVAL = 1.0
+#: Silence (s) after which the link is down: three missed heartbeats, not one unlucky frame.
+LINK_TIMEOUT = 3.0
+#: First retransmission timeout (s): a few 255-byte frames at 115200 baud plus MCU latency.
+RETRANSMIT_TIMEOUT = 0.2
+#: The timeout doubles per retransmission up to this (s), so a busy peer is not flooded.
+RETRANSMIT_TIMEOUT_MAX = 1.6
+#: Retransmissions of one frame before giving up with SendFailed (~11 s with the defaults).
+MAX_RETRANSMITS = 8
+#: Reliable frames in flight per direction: bounds MCU RAM; must stay < 128 for 8-bit seqs.
+WINDOW = 8
+#: The host repeats its hello this often (s) until a reply comes.
+HELLO_INTERVAL = 0.5
+#: The host reopens the transport if no hello reply arrives within this (s).
+HANDSHAKE_TIMEOUT = 5.0
+#: First wait (s) before reopening a transport; doubles per failure up to the maximum.
+RECONNECT_DELAY = 0.25
+#: Longest wait (s) between reconnect attempts: a replugged table is found within this.
+RECONNECT_DELAY_MAX = 5.0
+#: Events a device keeps for the host at most (in flight + queued), like a firmware buffer.
+DEVICE_QUEUE_MAX = 256
+
+
+class Role(enum.Enum):
+    """Which end of the wire a :class:`Link` plays."""
+
+    HOST = "host"
+    DEVICE = "device"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeviceInfo:
+    """What a device-role link says about itself in :class:`HelloReply`."""
+
+    firmware_version: str
+    #: Random non-zero id chosen at power-up (see :meth:`new_boot_id`).
+    boot_id: int
+    seats: int = 4
+    capabilities: Capability = (
+        Capability.SEAT_CONSOLES
+        | Capability.CENTRE_DISPLAY
+        | Capability.DICE
+        | Capability.BUZZER
+        | Capability.WALL_TAKE_SENSORS
+    )
+    #: Overridable only to test version handling.
+    protocol_major: int = PROTOCOL_MAJOR
+    protocol_minor: int = PROTOCOL_MINOR
+    schema_hash: int = SCHEMA_HASH
+
+    @staticmethod
+    def new_boot_id(rng: random.Random | None = None) -> int:
+        """A random non-zero 32-bit boot id."""
+        return (rng or random.SystemRandom()).randrange(1, 2**32)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LinkUp:
+    """A session started. ``peer`` is the HelloReply (host role) or the Hello (device role)."""
+
+    peer: HelloReply | Hello
+    session: int
+    rebooted: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LinkLost:
+    """The session ended (silence, unplug, no acks). Device role: stop the motors now."""
+
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TableRebooted:
+    """Host role: the table answered with a new boot id, so its state is gone: resync."""
+
+    old_boot_id: int
+    new_boot_id: int
+
+
+#: What ``Link.events()`` yields: wire messages from the peer, or link status changes.
+LinkEvent = Message | LinkUp | LinkLost | TableRebooted
+
+
+@dataclasses.dataclass(slots=True)
+class LinkStats:
+    """Counters readable by the daemon as ``link.stats`` (a live object; copy to snapshot)."""
+
+    frames_in: int = 0
+    frames_out: int = 0
+    bytes_in: int = 0
+    bytes_out: int = 0
+    crc_errors: int = 0
+    framing_errors: int = 0
+    retransmits: int = 0
+    duplicates_dropped: int = 0
+    out_of_order_dropped: int = 0
+    decode_errors: int = 0
+    unknown_messages: int = 0
+    reconnects: int = 0
+    handshakes: int = 0
+    links_lost: int = 0
+    send_failures: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters as a plain dict (for logs, MQTT, JSON)."""
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(slots=True, eq=False)
+class _Outgoing:
+    msg: Message
+    payload: bytes
+    future: asyncio.Future[None]
+    seq: int = -1
+
+
+class _Dropped(Exception):
+    """Internal: the current session/transport must end; the message is the reason."""
+
+
+_CLOSED: Final = object()
+_SEQ_MOD = 256
+_HALF = 128
+
+
+def _consume_exception(fut: asyncio.Future[None]) -> None:
+    # post() callers may never await the future; do not let asyncio log "never retrieved".
+    if not fut.cancelled():
+        fut.exception()
+
+
+class Link:
+    """A reliable, self-healing message link over a byte transport.
+
+    ``connect`` is a transport URL (see :func:`firmware_bridge.transport.open_transport`) or
+    a :data:`Connector` called for every (re)connection. ``role`` picks the end; a device
+    needs ``device_info``. ``name`` prefixes log lines (one table id per daemon).
+
+    Use ``async with Link(...) as link:`` or ``await link.start()`` / ``await link.close()``.
+    """
+
+    def __init__(
+        self,
+        connect: str | Connector,
+        *,
+        role: Role = Role.HOST,
+        device_info: DeviceInfo | None = None,
+        host_version: str = "tablectl",
+        name: str = "table",
+        usb_backend: Any = None,
+    ) -> None:
+        if role is Role.DEVICE and device_info is None:
+            raise ValueError("a device-role Link needs device_info")
+        self.role = role
+        self.name = name
+        self.device_info = device_info
+        self.host_version = host_version[:16]
+        self._connect: Connector = (
+            connector_for(connect, usb_backend=usb_backend) if isinstance(connect, str) else connect
+        )
+        self._stats = LinkStats()
+        self._decoder = FrameDecoder()
+        self._events: asyncio.Queue[object] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+        self._fatal: BaseException | None = None
+        self._rng = random.Random()
+        # Connection state.
+        self._transport: Transport | None = None
+        self._wake = asyncio.Event()
+        self._up_event = asyncio.Event()
+        self._drop_reason: str | None = None
+        self._last_reason = "not connected yet"
+        self._t0 = 0.0
+        self._last_rx = 0.0
+        self._next_heartbeat = 0.0
+        # Session state.
+        self._up = False
+        self._was_up = False
+        self._session = 0
+        self._peer: HelloReply | Hello | None = None
+        self._last_boot_id = 0
+        self._hello_next: float | None = None
+        self._hello_deadline: float | None = None
+        self._rx_next = 0
+        self._ack_pending = False
+        self._tx_next = 0
+        self._window: collections.deque[_Outgoing] = collections.deque()
+        self._queue: collections.deque[_Outgoing] = collections.deque()
+        self._rto = RETRANSMIT_TIMEOUT
+        self._rto_deadline: float | None = None
+        self._retries = 0
+
+    # ---------------------------------------------------------------------------------------
+    # Public API
+
+    async def start(self) -> None:
+        """Start connecting in the background; returns at once (see :meth:`wait_up`)."""
+        if self._task is not None:
+            return
+        if self._closed:
+            raise LinkDown(f"{self.name}: link closed")
+        self._t0 = asyncio.get_running_loop().time()
+        self._task = asyncio.create_task(self._run(), name=f"firmware_bridge.link {self.name}")
+
+    async def close(self) -> None:
+        """Stop the link, close the transport, fail pending sends with :class:`LinkDown` and
+        end :meth:`events`. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._fail_all(LinkDown(f"{self.name}: link closed"))
+        self._events.put_nowait(_CLOSED)
+        self._up_event.set()
+        _log.info("%s: link closed, stats %s", self.name, self.stats.as_dict())
+
+    async def __aenter__(self) -> Link:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def events(self) -> AsyncGenerator[LinkEvent, None]:
+        """Yield messages from the peer and link status changes, in order, until closed.
+
+        Raises :class:`VersionMismatch` if the peer's protocol is incompatible (the link has
+        stopped then). Meant for one consumer.
+        """
+        while True:
+            item = await self._events.get()
+            if item is _CLOSED:
+                self._events.put_nowait(_CLOSED)  # later iterators end too
+                return
+            if isinstance(item, BaseException):
+                self._events.put_nowait(item)
+                raise item
+            yield typing.cast(LinkEvent, item)
+
+    async def send(self, msg: Message) -> None:
+        """Send ``msg`` and return once the peer acknowledged it.
+
+        Host role raises :class:`LinkDown` at once if the link is not up, or if it drops
+        before the ack (delivery unknown), and :class:`SendFailed` after ``MAX_RETRANSMITS``.
+        Device role queues while no host is connected and retransmits after a reconnect.
+        Cancelling the caller does not recall a message already queued.
+        """
+        await self.post(msg)
+
+    def post(self, msg: Message) -> asyncio.Future[None]:
+        """Queue ``msg`` without waiting; the returned future completes like :meth:`send`."""
+        want = Direction.COMMAND if self.role is Role.HOST else Direction.EVENT
+        if not isinstance(msg, Message) or msg.DIRECTION is not want:
+            raise TypeError(
+                f"a {self.role.value} link sends {want.value} messages, not {type(msg).__name__}"
+            )
+        if self._fatal is not None:
+            raise self._fatal
+        if self._closed:
+            raise LinkDown(f"{self.name}: link closed")
+        if self.role is Role.HOST and not self._up:
+            raise LinkDown(f"{self.name}: link to the table is down ({self._last_reason})")
+        if self.role is Role.DEVICE and len(self._queue) + len(self._window) >= DEVICE_QUEUE_MAX:
+            raise SendFailed(f"{self.name}: {DEVICE_QUEUE_MAX} events waiting for the host")
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        fut.add_done_callback(_consume_exception)
+        self._queue.append(_Outgoing(msg, msg.to_bytes(), fut))
+        self._pump()
+        return fut
+
+    async def wait_up(self) -> HelloReply | Hello:
+        """Wait until a session is up and return the peer's hello (reply). Wrap it in
+        ``asyncio.timeout()``. Raises :class:`VersionMismatch`, or :class:`LinkDown` if the
+        link is closed."""
+        while True:
+            if self._fatal is not None:
+                raise self._fatal
+            if self._closed:
+                raise LinkDown(f"{self.name}: link closed")
+            if self._up and self._peer is not None:
+                return self._peer
+            self._up_event.clear()
+            await self._up_event.wait()
+
+    @property
+    def is_up(self) -> bool:
+        """True while a session is established."""
+        return self._up
+
+    @property
+    def peer(self) -> HelloReply | Hello | None:
+        """The peer's Hello/HelloReply of the current (or last) session."""
+        return self._peer
+
+    @property
+    def boot_id(self) -> int:
+        """Host role: the table's last seen boot id (0 before the first session)."""
+        return self._last_boot_id
+
+    @property
+    def stats(self) -> LinkStats:
+        """Live counters (frames, CRC errors, retransmits, duplicates, reconnects...)."""
+        self._stats.crc_errors = self._decoder.stats.crc_errors
+        self._stats.framing_errors = self._decoder.stats.framing_errors
+        return self._stats
+
+    # ---------------------------------------------------------------------------------------
+    # Connection loop
+
+    async def _run(self) -> None:
+        delay = RECONNECT_DELAY
+        opened_before = False
+        failures = 0
+        try:
+            while not self._closed:
+                try:
+                    transport = await self._connect()
+                except (TransportError, OSError) as exc:
+                    # Warn once per outage, not every retry of a table left unplugged.
+                    level = logging.DEBUG if failures else logging.WARNING
+                    failures += 1
+                    self._last_reason = str(exc)
+                    _log.log(level, "%s: cannot open transport: %s (retry in %.2f s)",
+                             self.name, exc, delay)  # fmt: skip
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, RECONNECT_DELAY_MAX)
+                    continue
+                failures = 0
+                if opened_before:
+                    self._stats.reconnects += 1
+                opened_before = True
+                _log.info("%s: transport %s open", self.name, transport.url)
+                try:
+                    reason, was_up = await self._serve(transport)
+                finally:
+                    self._transport = None
+                    await transport.close()
+                self._session_down(reason, was_up)
+                if self._fatal is not None:
+                    self._fail_all(LinkDown(str(self._fatal)))
+                    self._events.put_nowait(self._fatal)
+                    self._up_event.set()  # wake wait_up() so it raises
+                    return
+                if was_up:
+                    delay = RECONNECT_DELAY
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RECONNECT_DELAY_MAX)
+        except Exception as exc:  # a bug: surface it to the consumer instead of hanging
+            _log.exception("%s: link task crashed", self.name)
+            self._fatal = exc
+            self._fail_all(LinkDown(f"{self.name}: link task crashed: {exc!r}"))
+            self._events.put_nowait(exc)
+            self._up_event.set()
+
+    async def _serve(self, transport: Transport) -> tuple[str, bool]:
+        """Run one transport until it must be dropped; returns (reason, session_was_up)."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        self._transport = transport
+        self._decoder.reset()
+        self._drop_reason = None
+        self._last_rx = now
+        self._next_heartbeat = now
+        self._was_up = False
+        # A lone delimiter first: it ends whatever half frame the peer's decoder holds.
+        with contextlib.suppress(TransportClosed):
+            transport.write(b"\x00")
+        if self.role is Role.HOST:
+            self._start_handshake(now)
+        else:
+            self._rx_next = 0
+        # Two plain tasks rather than a TaskGroup: Python 3.11's TaskGroup leaves the parent
+        # task marked as cancelling when a child fails during __aexit__.
+        reader = asyncio.create_task(self._reader(transport), name=f"{self.name} reader")
+        timers = asyncio.create_task(self._timers(), name=f"{self.name} timers")
+        try:
+            done, _ = await asyncio.wait({reader, timers}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            reader.cancel()
+            timers.cancel()
+            await asyncio.gather(reader, timers, return_exceptions=True)
+        reason = "session ended"
+        for task in done:
+            exc = task.exception()
+            if not isinstance(exc, _Dropped):
+                raise exc if exc is not None else AssertionError("session task returned")
+            reason = str(exc)
+        return reason, self._was_up
+
+    def _session_down(self, reason: str, was_up: bool) -> None:
+        """After a transport ended: forget the session, tell the consumer."""
+        self._last_reason = reason
+        if self.role is Role.HOST:
+            self._fail_all(LinkDown(f"{self.name}: link went down before the ack: {reason}"))
+        if self._up or was_up:
+            self._lose_session(reason)
+        else:
+            _log.info("%s: transport dropped: %s", self.name, reason)
+
+    def _lose_session(self, reason: str) -> None:
+        was_up = self._up
+        self._up = False
+        self._session = 0 if self.role is Role.DEVICE else self._session
+        self._rto_deadline = None
+        self._retries = 0
+        if self.role is Role.HOST:
+            self._fail_all(LinkDown(f"{self.name}: link went down before the ack: {reason}"))
+        if was_up:
+            self._stats.links_lost += 1
+            _log.warning("%s: link lost: %s; stats %s", self.name, reason, self.stats.as_dict())
+            self._events.put_nowait(LinkLost(reason))
+
+    def _fail_all(self, exc: BaseException) -> None:
+        for out in (*self._window, *self._queue):
+            if not out.future.done():
+                out.future.set_exception(exc)
+        self._window.clear()
+        self._queue.clear()
+        self._rto_deadline = None
+
+    async def _reader(self, transport: Transport) -> None:
+        while True:
+            try:
+                data = await transport.read()
+            except TransportClosed as exc:
+                raise _Dropped(f"transport closed: {exc}") from None
+            self._stats.bytes_in += len(data)
+            for frame in self._decoder.feed(data):
+                self._on_frame(frame)
+            self._flush_ack()
+            if self._drop_reason is not None:
+                raise _Dropped(self._drop_reason)
+
+    async def _timers(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            next_at = self._on_tick(loop.time())
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout_at(next_at):
+                    await self._wake.wait()
+
+    def _on_tick(self, now: float) -> float:
+        """Do whatever is due at ``now``; return when to look again."""
+        if self._drop_reason is not None:
+            raise _Dropped(self._drop_reason)
+        deadlines = []
+        # Silence.
+        silent_at = self._last_rx + LINK_TIMEOUT
+        if now >= silent_at and self._up:
+            reason = f"no frame from the peer for {LINK_TIMEOUT:g} s"
+            if self.role is Role.HOST:
+                raise _Dropped(reason)
+            self._lose_session(reason)  # a UART has no connection: keep it, await a hello
+        if self._up:
+            deadlines.append(max(silent_at, now + 1e-3))
+        # Heartbeat.
+        if now >= self._next_heartbeat:
+            session = self._session if self._up else 0
+            uptime = int((now - self._t0) * 1000) & 0xFFFFFFFF
+            self._send_unreliable(Heartbeat(session=session, uptime_ms=uptime))
+            self._next_heartbeat = now + HEARTBEAT_INTERVAL
+        deadlines.append(self._next_heartbeat)
+        # Handshake (host).
+        if self.role is Role.HOST and not self._up and self._hello_deadline is not None:
+            if now >= self._hello_deadline:
+                raise _Dropped(f"no hello reply within {HANDSHAKE_TIMEOUT:g} s")
+            if self._hello_next is not None and now >= self._hello_next:
+                self._send_hello()
+                self._hello_next = now + HELLO_INTERVAL
+            deadlines.extend(d for d in (self._hello_next, self._hello_deadline) if d is not None)
+        # Retransmission.
+        if self._up and self._window and self._rto_deadline is not None:
+            if now >= self._rto_deadline:
+                self._retransmit_due(now)
+            if self._rto_deadline is not None:
+                deadlines.append(self._rto_deadline)
+        return min(deadlines)
+
+    def _retransmit_due(self, now: float) -> None:
+        head = self._window[0]
+        if self._retries >= MAX_RETRANSMITS:
+            reason = (
+                f"no ack for {type(head.msg).__name__} (seq {head.seq}) after "
+                f"{MAX_RETRANSMITS} retransmissions"
+            )
+            if self.role is Role.HOST:
+                self._stats.send_failures += 1
+                if not head.future.done():
+                    head.future.set_exception(SendFailed(f"{self.name}: {reason}"))
+                raise _Dropped(reason)
+            self._lose_session(reason)  # device keeps the events for the next session
+            return
+        self._retries += 1
+        self._rto = min(self._rto * 2, RETRANSMIT_TIMEOUT_MAX)
+        self._rto_deadline = now + self._rto
+        _log.debug("%s: retransmitting %d frames from seq %d (try %d)",
+                   self.name, len(self._window), head.seq, self._retries)  # fmt: skip
+        for out in self._window:
+            self._stats.retransmits += 1
+            self._transmit(out)
+
+    # ---------------------------------------------------------------------------------------
+    # Sending
+
+    def _write(self, frame: Frame) -> None:
+        data = encode_frame(frame)
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("%s: tx %s", self.name, data.hex())
+        transport = self._transport
+        if transport is None:
+            return
+        try:
+            transport.write(data)
+        except TransportClosed as exc:
+            self._drop_reason = f"transport closed: {exc}"
+            self._wake.set()
+            return
+        self._stats.frames_out += 1
+        self._stats.bytes_out += len(data)
+
+    def _ack_fields(self) -> tuple[Flags, int]:
+        if self._up:
+            self._ack_pending = False
+            return Flags.ACK, self._rx_next
+        return Flags.NONE, 0
+
+    def _send_unreliable(self, msg: Message) -> None:
+        flags, ack = self._ack_fields()
+        self._write(Frame(flags, 0, ack, msg.MSG_TYPE, msg.to_bytes()))
+
+    def _transmit(self, out: _Outgoing) -> None:
+        flags, ack = self._ack_fields()
+        self._write(Frame(flags | Flags.RELIABLE, out.seq, ack, out.msg.MSG_TYPE, out.payload))
+
+    def _flush_ack(self) -> None:
+        if self._ack_pending and self._up:
+            self._send_unreliable(Ack())
+
+    def _pump(self) -> None:
+        """Move queued messages into the window while there is room, and send them."""
+        if not self._up:
+            return
+        while self._queue and len(self._window) < WINDOW:
+            out = self._queue.popleft()
+            out.seq = self._tx_next
+            self._tx_next = (self._tx_next + 1) % _SEQ_MOD
+            self._window.append(out)
+            self._transmit(out)
+        if self._window and self._rto_deadline is None:
+            self._rto = RETRANSMIT_TIMEOUT
+            self._rto_deadline = asyncio.get_running_loop().time() + self._rto
+            self._wake.set()
+
+    # ---------------------------------------------------------------------------------------
+    # Receiving
+
+    def _on_frame(self, frame: Frame) -> None:
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("%s: rx %s", self.name, encode_frame(frame).hex())
+        self._stats.frames_in += 1
+        self._last_rx = asyncio.get_running_loop().time()
+        if frame.version != PROTOCOL_MAJOR:
+            self._on_foreign_version(frame)
+            return
+        if frame.flags & Flags.SYN:
+            if self.role is Role.DEVICE and frame.msg_type == Hello.MSG_TYPE:
+                self._on_hello(frame)
+            elif self.role is Role.HOST and frame.msg_type == HelloReply.MSG_TYPE:
+                self._on_hello_reply(frame)
+            return
+        if not self._up:
+            return  # no session: nothing to ack against; the peer will hello or time out
+        if frame.flags & Flags.ACK:
+            self._on_ack(frame.ack)
+        if frame.msg_type == Heartbeat.MSG_TYPE and not frame.flags & Flags.RELIABLE:
+            self._on_heartbeat(frame)
+            return
+        if not frame.flags & Flags.RELIABLE:
+            return
+        self._ack_pending = True
+        distance = (frame.seq - self._rx_next) % _SEQ_MOD
+        if distance == 0:
+            self._rx_next = (self._rx_next + 1) % _SEQ_MOD
+            self._deliver(frame)
+        elif distance >= _HALF:
+            self._stats.duplicates_dropped += 1
+        else:
+            self._stats.out_of_order_dropped += 1
+
+    def _deliver(self, frame: Frame) -> None:
+        try:
+            msg = decode_message(frame.msg_type, frame.payload)
+        except ProtocolError as exc:
+            if frame.msg_type not in MESSAGES:
+                self._stats.unknown_messages += 1
+                _log.warning("%s: ignoring unknown message type %#04x (newer peer?)",
+                             self.name, frame.msg_type)  # fmt: skip
+            else:
+                self._stats.decode_errors += 1
+                _log.warning("%s: bad payload for type %#04x: %s", self.name, frame.msg_type, exc)
+            return
+        want = Direction.EVENT if self.role is Role.HOST else Direction.COMMAND
+        if msg.DIRECTION is not want:
+            self._stats.decode_errors += 1
+            _log.warning("%s: %s must not come from the %s", self.name, type(msg).__name__,
+                         "table" if self.role is Role.HOST else "host")  # fmt: skip
+            return
+        self._events.put_nowait(msg)
+
+    def _on_ack(self, ack: int) -> None:
+        if self._apply_ack(ack):
+            self._pump()
+
+    def _apply_ack(self, ack: int) -> bool:
+        """Complete the in-flight messages that ``ack`` covers; True if any were."""
+        if not self._window:
+            return False
+        done = (ack - self._window[0].seq) % _SEQ_MOD
+        if done == 0 or done > len(self._window):
+            return False  # nothing new, or a stale/garbled ack
+        for _ in range(done):
+            out = self._window.popleft()
+            if not out.future.done():
+                out.future.set_result(None)
+        self._retries = 0
+        self._rto = RETRANSMIT_TIMEOUT
+        self._rto_deadline = None
+        return True
+
+    def _on_heartbeat(self, frame: Frame) -> None:
+        try:
+            hb = Heartbeat.from_bytes(frame.payload)
+        except ProtocolError as exc:
+            self._stats.decode_errors += 1
+            _log.warning("%s: bad heartbeat: %s", self.name, exc)
+            return
+        if self.role is Role.HOST and hb.session != self._session:
+            self._drop_reason = (
+                f"table dropped session {self._session:#06x} (now {hb.session:#06x}): "
+                "it timed us out or rebooted"
+            )
+
+    def _on_foreign_version(self, frame: Frame) -> None:
+        theirs = frame.payload[0] if frame.payload else frame.version
+        if self.role is Role.HOST:
+            if frame.msg_type == HelloReply.MSG_TYPE or frame.flags & Flags.SYN:
+                self._set_fatal(theirs)
+            return
+        if frame.msg_type == Hello.MSG_TYPE and frame.flags & Flags.SYN:
+            _log.error("%s: host speaks protocol %d, we speak %d: refusing",
+                       self.name, theirs, PROTOCOL_MAJOR)  # fmt: skip
+            self._send_reply(0, HelloStatus.VERSION_MISMATCH)
+
+    def _set_fatal(self, theirs: int) -> None:
+        self._fatal = VersionMismatch(
+            f"{self.name}: the table speaks protocol {theirs}.x but this host speaks "
+            f"{PROTOCOL_MAJOR}.x; update the "
+            + ("host software" if theirs > PROTOCOL_MAJOR else "table firmware")
+        )
+        _log.error("%s", self._fatal)
+        self._drop_reason = str(self._fatal)
+        self._wake.set()
+
+    # ---- handshake, host side
+
+    def _start_handshake(self, now: float) -> None:
+        old = self._session
+        while self._session in (0, old):
+            self._session = self._rng.randrange(1, 0x10000)
+        self._up = False
+        self._hello_next = now
+        self._hello_deadline = now + HANDSHAKE_TIMEOUT
+
+    def _send_hello(self) -> None:
+        hello = Hello(
+            protocol_major=PROTOCOL_MAJOR,
+            protocol_minor=PROTOCOL_MINOR,
+            schema_hash=SCHEMA_HASH,
+            session=self._session,
+            resume_boot_id=self._last_boot_id,
+            rx_next=self._rx_next,
+            host_version=self.host_version,
+        )
+        self._write(Frame(Flags.SYN, 0, 0, Hello.MSG_TYPE, hello.to_bytes()))
+
+    def _on_hello_reply(self, frame: Frame) -> None:
+        major = frame.payload[0] if frame.payload else PROTOCOL_MAJOR
+        if major != PROTOCOL_MAJOR:
+            self._set_fatal(major)
+            return
+        try:
+            reply = HelloReply.from_bytes(frame.payload)
+        except ProtocolError as exc:
+            self._stats.decode_errors += 1
+            _log.warning("%s: bad hello reply: %s", self.name, exc)
+            return
+        if self._up or reply.session != self._session:
+            return  # a late duplicate, or a reply to an older hello
+        if reply.status is HelloStatus.VERSION_MISMATCH:
+            self._set_fatal(reply.protocol_major)
+            return
+        if reply.schema_hash != SCHEMA_HASH:
+            _log.warning(
+                "%s: table schema hash %#010x differs from ours %#010x (protocol %d.%d vs "
+                "%d.%d): messages added in a newer minor version will be ignored",
+                self.name, reply.schema_hash, SCHEMA_HASH, reply.protocol_major,
+                reply.protocol_minor, PROTOCOL_MAJOR, PROTOCOL_MINOR,
+            )  # fmt: skip
+        old_boot = self._last_boot_id
+        rebooted = old_boot not in (0, reply.boot_id)
+        self._last_boot_id = reply.boot_id
+        self._rx_next = reply.next_seq
+        self._tx_next = 0
+        self._retries = 0
+        self._rto = RETRANSMIT_TIMEOUT
+        self._rto_deadline = None
+        self._hello_next = self._hello_deadline = None
+        self._peer = reply
+        self._up = self._was_up = True
+        self._stats.handshakes += 1
+        _log.info("%s: link up: firmware %s, protocol %d.%d, boot id %#010x, %d seats, %s%s",
+                  self.name, reply.firmware_version, reply.protocol_major, reply.protocol_minor,
+                  reply.boot_id, reply.seats, reply.capabilities.name or "no capabilities",
+                  " (table rebooted)" if rebooted else "")  # fmt: skip
+        if rebooted:
+            self._events.put_nowait(TableRebooted(old_boot, reply.boot_id))
+        self._events.put_nowait(LinkUp(reply, self._session, rebooted))
+        self._up_event.set()
+        self._wake.set()
+        self._pump()
+
+    # ---- handshake, device side
+
+    def _on_hello(self, frame: Frame) -> None:
+        info = self.device_info
+        assert info is not None
+        major = frame.payload[0] if frame.payload else 0
+        if major != info.protocol_major:
+            _log.error("%s: host speaks protocol %d, we speak %d: refusing",
+                       self.name, major, info.protocol_major)  # fmt: skip
+            session = int.from_bytes(frame.payload[6:8], "little") if len(frame.payload) >= 8 else 0
+            self._send_reply(session, HelloStatus.VERSION_MISMATCH)
+            return
+        try:
+            hello = Hello.from_bytes(frame.payload)
+        except ProtocolError as exc:
+            self._stats.decode_errors += 1
+            _log.warning("%s: bad hello: %s", self.name, exc)
+            return
+        if self._up and hello.session == self._session:
+            self._send_reply(hello.session, HelloStatus.OK)  # our reply was lost
+            return
+        if self._up:
+            self._lose_session("host started a new session")
+        if hello.resume_boot_id == info.boot_id:
+            self._apply_ack(hello.rx_next)  # the host kept what it received before the drop
+        self._session = hello.session
+        self._rx_next = 0
+        self._peer = hello
+        self._send_reply(hello.session, HelloStatus.OK)
+        self._up = self._was_up = True
+        self._stats.handshakes += 1
+        _log.info("%s: host %s opened session %#06x", self.name, hello.host_version, hello.session)
+        self._events.put_nowait(LinkUp(hello, hello.session))
+        self._up_event.set()
+        # Resend what is in flight right away (the host may have missed it), then the queue.
+        self._retries = 0
+        self._rto = RETRANSMIT_TIMEOUT
+        self._rto_deadline = asyncio.get_running_loop().time() + self._rto
+        for out in self._window:
+            self._transmit(out)
+        self._pump()
+        self._wake.set()
+
+    def _send_reply(self, session: int, status: HelloStatus) -> None:
+        info = self.device_info
+        assert info is not None
+        next_seq = self._window[0].seq if self._window else self._tx_next
+        reply = HelloReply(
+            protocol_major=info.protocol_major,
+            protocol_minor=info.protocol_minor,
+            status=status,
+            schema_hash=info.schema_hash,
+            session=session,
+            boot_id=info.boot_id,
+            next_seq=next_seq,
+            firmware_version=info.firmware_version,
+            seats=info.seats,
+            capabilities=info.capabilities,
+        )
+        self._write(Frame(Flags.SYN, 0, 0, HelloReply.MSG_TYPE, reply.to_bytes()))

@@ -1,0 +1,395 @@
+"""Back-to-back tests of the link: a host-role Link against a device-role Link through fake
+transports that chunk, drop, corrupt, delay and pause traffic."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+
+import pytest
+
+import firmware_bridge.link as link_mod
+from firmware_bridge.codec import Flags, Frame, FrameDecoder, encode_frame
+from firmware_bridge.errors import LinkDown, SendFailed, TransportError, VersionMismatch
+from firmware_bridge.link import Link, LinkEvent, LinkLost, LinkUp, Role, TableRebooted
+from firmware_bridge.messages import (
+    SCHEMA_HASH,
+    Ack,
+    DiceRoll,
+    Heartbeat,
+    Hello,
+    HelloReply,
+    HelloStatus,
+    Key,
+    KeyPress,
+    Message,
+    SeatDisplay,
+    SeatLamps,
+    WallTake,
+)
+from firmware_bridge.testing import (
+    FaultyConnector,
+    FaultyTransport,
+    collect_messages,
+    link_pair,
+    test_device_info,
+)
+from firmware_bridge.testing import next_status as _next_status
+from firmware_bridge.transport import SimListener, Transport, connector_for, transport_pair
+
+_names = itertools.count()
+S = TypeVar("S")
+
+
+def commands(n: int) -> list[Message]:
+    return [SeatDisplay(seat=i % 4, line1=f"cmd {i}", line2="x" * (i % 20)) for i in range(n)]
+
+
+def events(n: int) -> list[Message]:
+    return [WallTake(seat=i % 4, position=i % 136, tile=(i * 7) % 136) for i in range(n)]
+
+
+async def collect(link: Link, n: int, seen: list[LinkEvent] | None = None) -> list[Message]:
+    """The next ``n`` wire messages from ``link`` (status events go to ``seen``)."""
+    return await collect_messages(link, n, seen)
+
+
+async def next_status(link: Link, cls: type[S]) -> S:
+    """Wait (5 s at most) for the next status event of type ``cls``, skipping the rest."""
+    async with asyncio.timeout(5):
+        return await _next_status(link, cls)
+
+
+async def exchange(host: Link, device: Link, n: int) -> None:
+    """Send n commands and n events concurrently; each side must get exactly n, in order."""
+    cmds, evts = commands(n), events(n)
+
+    async def send_all(link: Link, msgs: list[Message]) -> None:
+        for m in msgs:
+            await link.send(m)
+
+    async with asyncio.timeout(30):
+        got_cmds, got_evts, _, _ = await asyncio.gather(
+            collect(device, n), collect(host, n), send_all(host, cmds), send_all(device, evts)
+        )
+    assert got_cmds == cmds
+    assert got_evts == evts
+
+
+async def test_clean_exchange_and_stats() -> None:
+    async with link_pair() as (host, device):
+        assert isinstance(host.peer, HelloReply) and host.peer.firmware_version == "sim-1.0"
+        assert isinstance(device.peer, Hello)
+        await exchange(host, device, 50)
+        stats = host.stats
+        assert stats.handshakes == 1 and stats.retransmits == 0 and stats.crc_errors == 0
+        assert stats.frames_out >= 50 and stats.frames_in >= 50
+        assert stats.as_dict()["duplicates_dropped"] == 0
+
+
+FAULTS: dict[str, dict[str, Any]] = {
+    "byte_at_a_time": {"byte_at_a_time": True},
+    "drop_20": {"drop": 0.2},
+    "bit_flips": {"flip": 0.1},
+    "delay_jitter": {"delay": 0.004, "jitter": 0.01},
+    "everything": {"drop": 0.2, "flip": 0.05, "delay": 0.002, "jitter": 0.004,
+                   "byte_at_a_time": True},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("profile", list(FAULTS))
+async def test_exactly_once_in_order_under_faults(profile: str) -> None:
+    faults = FAULTS[profile]
+    async with link_pair(
+        host_faults={"seed": 11, **faults}, device_faults={"seed": 22, **faults}
+    ) as (host, device):
+        await exchange(host, device, 60)
+        if "drop" in faults or "flip" in faults:
+            assert host.stats.retransmits + device.stats.retransmits > 0
+        if "flip" in faults:
+            assert host.stats.crc_errors + host.stats.framing_errors > 0
+        assert host.stats.links_lost == 0 and device.stats.links_lost == 0
+
+
+async def test_duplicates_are_dropped_when_acks_are_lost() -> None:
+    # The device loses 60% of what it writes (mostly acks): the host retransmits frames the
+    # device already has, and the device must drop them.
+    async with link_pair(device_faults={"seed": 5, "drop": 0.6}) as (host, device):
+        await exchange(host, device, 30)
+        assert device.stats.duplicates_dropped > 0
+
+
+async def test_short_pause_holds_traffic_then_delivers() -> None:
+    host_end, device_end = transport_pair()
+    host_t = FaultyTransport(host_end)
+    once = _once(host_t)
+    device = Link(_once(device_end), role=Role.DEVICE, device_info=test_device_info())
+    host = Link(once, role=Role.HOST)
+    async with device, host:
+        await host.wait_up()
+        host_t.pause(drop=False)  # a stalled hub: shorter than LINK_TIMEOUT
+        sending = asyncio.ensure_future(host.send(SeatLamps(0, dealer=True)))
+        await asyncio.sleep(link_mod.LINK_TIMEOUT / 3)
+        assert not sending.done()
+        host_t.resume()
+        async with asyncio.timeout(5):
+            await sending
+            assert await collect(device, 1) == [SeatLamps(0, dealer=True)]
+        assert host.is_up and host.stats.links_lost == 0
+    await host_t.close()
+
+
+def _once(t: Transport) -> Callable[[], Any]:
+    used = False
+
+    async def connect() -> Transport:
+        nonlocal used
+        if used:
+            raise TransportError("single-use test transport")
+        used = True
+        return t
+
+    return connect
+
+
+@contextlib.asynccontextmanager
+async def sim_links(
+    **host_faults: Any,
+) -> AsyncIterator[tuple[Link, Link, FaultyConnector, SimListener]]:
+    """Host and device links over sim://, reconnectable; host traffic through faults."""
+    name = f"t{next(_names)}"
+    with SimListener(name) as listener:
+        connector = FaultyConnector(connector_for(f"sim://{name}"), **host_faults)
+        device = Link(listener.accept, role=Role.DEVICE, device_info=test_device_info())
+        host = Link(connector, role=Role.HOST)
+        async with device, host:
+            async with asyncio.timeout(5):
+                await host.wait_up()
+            yield host, device, connector, listener
+
+
+async def test_unplug_silence_reconnect_resumes_without_loss_or_duplicates() -> None:
+    async with sim_links() as (host, device, connector, _):
+        host_seen: list[LinkEvent] = []
+        first = events(5)
+        for e in first:
+            await device.send(e)
+        assert await collect(host, 5, host_seen) == first
+        # Pull the cable: silence both ways on the current transport.
+        assert connector.current is not None
+        connector.current.pause(drop=True)
+        connector.fail_next = 2  # the first reconnect attempts fail too
+        pending = asyncio.ensure_future(host.send(DiceRoll()))
+        # Events happening while unplugged are kept by the device...
+        later = events(12)[5:]
+        posted = [device.post(e) for e in later]
+        async with asyncio.timeout(5):
+            with pytest.raises(LinkDown, match="went down"):
+                await pending
+            # ...and delivered once after the reconnect, in order, none twice.
+            assert await collect(host, len(later), host_seen) == later
+            await asyncio.gather(*posted)
+        kinds = [type(e) for e in host_seen]
+        assert kinds[:1] == [LinkUp] and LinkLost in kinds and kinds[-1] is LinkUp
+        assert not any(isinstance(e, TableRebooted) for e in host_seen)
+        assert host.stats.reconnects >= 1 and host.stats.links_lost == 1
+        # The device saw the host go silent (firmware stops motors here).
+        assert isinstance(await next_status(device, LinkLost), LinkLost)
+        await exchange(host, device, 10)
+
+
+async def test_resume_skips_events_the_host_already_had() -> None:
+    # Acks from the host get lost right before the drop: the host has events the device still
+    # holds as unacknowledged. The hello's rx_next must stop them being delivered twice.
+    async with sim_links() as (host, device, connector, _):
+        assert connector.current is not None
+        connector.current.drop = 1.0  # host's writes (acks, heartbeats) vanish from now on
+        sent = events(4)
+        posted = [device.post(e) for e in sent]
+        assert await collect(host, 4) == sent
+        async with asyncio.timeout(5):
+            await asyncio.gather(*posted)  # acknowledged by the resume hello
+            await exchange(host, device, 3)
+        assert host.stats.links_lost == 1
+
+
+async def test_table_reboot_is_reported() -> None:
+    name = f"t{next(_names)}"
+    with SimListener(name) as listener:
+        host = Link(f"sim://{name}", role=Role.HOST)
+        seen: list[LinkEvent] = []
+        async with host:
+            first = Link(listener.accept, role=Role.DEVICE, device_info=test_device_info(0x1111))
+            async with first:
+                async with asyncio.timeout(5):
+                    await host.wait_up()
+            second = Link(listener.accept, role=Role.DEVICE, device_info=test_device_info(0x2222))
+            async with second:
+                async with asyncio.timeout(5):
+                    await second.send(KeyPress(0, Key.MENU))
+                    assert await collect(host, 1, seen) == [KeyPress(0, Key.MENU)]
+        reboot = [e for e in seen if isinstance(e, TableRebooted)]
+        assert reboot == [TableRebooted(0x1111, 0x2222)]
+        ups = [e for e in seen if isinstance(e, LinkUp)]
+        assert [u.rebooted for u in ups] == [False, True]
+        assert host.boot_id == 0x2222
+
+
+async def test_send_gives_up_after_max_retransmits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(link_mod, "LINK_TIMEOUT", 60.0)  # isolate the retransmit limit
+    async with link_pair(device_faults={"seed": 1}) as (host, device):
+        dev_t = device._transport
+        assert dev_t is not None
+        dev_t.drop = 1.0  # type: ignore[attr-defined]  # the device hears but never acks
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        with pytest.raises(SendFailed, match="after 8 retransmissions"):
+            async with asyncio.timeout(10):
+                await host.send(DiceRoll())
+        elapsed = loop.time() - start
+        limit = link_mod.RETRANSMIT_TIMEOUT * 7 + link_mod.RETRANSMIT_TIMEOUT_MAX * 2
+        assert elapsed >= limit * 0.9
+        assert host.stats.send_failures == 1
+        assert host.stats.retransmits == link_mod.MAX_RETRANSMITS
+
+
+async def test_silence_takes_the_link_down_on_both_sides() -> None:
+    async with link_pair(host_faults={"seed": 3}, device_faults={"seed": 4}) as (host, device):
+        host._transport.pause()  # type: ignore[union-attr]
+        device._transport.pause()  # type: ignore[union-attr]
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for link in (host, device):
+            lost = await next_status(link, LinkLost)
+            assert "no frame from the peer" in lost.reason
+        assert loop.time() - start < link_mod.LINK_TIMEOUT * 3
+        assert not host.is_up
+        with pytest.raises(LinkDown, match="down"):
+            await host.send(DiceRoll())
+
+
+async def test_pauses_during_traffic_lose_nothing() -> None:
+    """Short stalls (held traffic) and short dropouts (lost traffic), both shorter than
+    LINK_TIMEOUT, in the middle of a lossy exchange."""
+    async with link_pair(
+        host_faults={"seed": 7, "drop": 0.1}, device_faults={"seed": 8, "drop": 0.1}
+    ) as (host, device):
+        host_t, dev_t = host._transport, device._transport
+
+        async def stutter() -> None:
+            for i in range(6):
+                await asyncio.sleep(0.03)
+                target = host_t if i % 2 else dev_t
+                target.pause(drop=i % 3 == 0)  # type: ignore[union-attr]
+                await asyncio.sleep(link_mod.LINK_TIMEOUT / 4)
+                target.resume()  # type: ignore[union-attr]
+
+        await asyncio.gather(exchange(host, device, 60), stutter())
+        assert host.stats.links_lost == 0 and device.stats.links_lost == 0
+
+
+async def test_idle_link_stays_up_on_heartbeats() -> None:
+    async with link_pair() as (host, device):
+        await asyncio.sleep(link_mod.LINK_TIMEOUT * 3)
+        assert host.is_up and device.is_up
+        assert host.stats.links_lost == 0
+        assert device.stats.frames_in >= 3  # heartbeats
+
+
+async def test_version_mismatch_is_refused_clearly() -> None:
+    info = test_device_info(protocol_major=2)
+    async with link_pair(device_info=info, wait=False) as (host, _device):
+        async with asyncio.timeout(5):
+            with pytest.raises(VersionMismatch, match=r"table speaks protocol 2\.x .* 1\.x"):
+                await host.wait_up()
+            with pytest.raises(VersionMismatch):
+                await collect(host, 1)
+        with pytest.raises(VersionMismatch):
+            await host.send(DiceRoll())
+
+
+async def test_wrong_direction_and_closed_link() -> None:
+    async with link_pair() as (host, device):
+        with pytest.raises(TypeError, match="command"):
+            await host.send(KeyPress(0, Key.OK))  # an event, host sends commands
+        with pytest.raises(TypeError, match="event"):
+            await device.send(DiceRoll())
+    with pytest.raises(LinkDown, match="closed"):
+        await host.send(DiceRoll())
+    assert await collect(host, 1) == []  # events() ends after close
+
+
+async def test_send_while_never_connected_raises_link_down() -> None:
+    async def refuse() -> Transport:
+        raise TransportError("/dev/ttyACM0: No such file or directory")
+
+    async with Link(refuse) as host:
+        await asyncio.sleep(0.03)
+        with pytest.raises(LinkDown, match="No such file"):
+            await host.send(DiceRoll())
+
+
+async def test_device_queue_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(link_mod, "DEVICE_QUEUE_MAX", 3)
+    name = f"t{next(_names)}"
+    with SimListener(name) as listener:
+        async with Link(listener.accept, role=Role.DEVICE, device_info=test_device_info()) as dev:
+            futures = [dev.post(KeyPress(0, Key.OK)) for _ in range(3)]
+            with pytest.raises(SendFailed, match="waiting for the host"):
+                dev.post(KeyPress(0, Key.OK))
+    for f in futures:
+        assert isinstance(f.exception(), LinkDown)
+
+
+async def test_scripted_firmware_peer() -> None:
+    """A hand-written device speaking raw frames, as a firmware author would: checks the
+    handshake fields, acks, and the handling of an unknown message type."""
+    host_end, fw = transport_pair()
+    host = Link(_once(host_end), role=Role.HOST)
+    dec = FrameDecoder()
+
+    async def next_frame(msg_type: int) -> Frame:
+        while True:
+            for f in dec.feed(await fw.read()):
+                if f.msg_type == msg_type:
+                    return f
+
+    async with host:
+        async with asyncio.timeout(5):
+            f = await next_frame(Hello.MSG_TYPE)
+            assert f.flags == Flags.SYN
+            hello = Hello.from_bytes(f.payload)
+            assert (hello.protocol_major, hello.schema_hash) == (1, SCHEMA_HASH)
+            assert hello.resume_boot_id == 0
+            reply = HelloReply(1, 0, HelloStatus.OK, SCHEMA_HASH, hello.session, 0xC0FFEE, 200,
+                               "fw-script", 4, test_device_info().capabilities)  # fmt: skip
+            fw.write(encode_frame(Frame(Flags.SYN, 0, 0, HelloReply.MSG_TYPE, reply.to_bytes())))
+            await host.wait_up()
+            # An event type from a newer firmware, then a known one: both must be acked.
+            fw.write(encode_frame(Frame(Flags.RELIABLE, 200, 0, 0xF0, b"future")))
+            key = KeyPress(2, Key.RIICHI)
+            fw.write(encode_frame(Frame(Flags.RELIABLE, 201, 0, 0x83, key.to_bytes())))
+            assert await collect(host, 1) == [key]
+            ack = await next_frame(Ack.MSG_TYPE)
+            while ack.ack != 202:
+                ack = await next_frame(Ack.MSG_TYPE)
+            assert ack.flags & Flags.ACK
+            assert host.stats.unknown_messages == 1
+            # A command from the host carries seq 0 of the session; ack it via a heartbeat.
+            sending = asyncio.ensure_future(host.send(DiceRoll()))
+            cmd = await next_frame(DiceRoll.MSG_TYPE)
+            assert cmd.seq == 0 and cmd.flags == Flags.RELIABLE | Flags.ACK
+            hb = Heartbeat(hello.session, 1234).to_bytes()
+            fw.write(encode_frame(Frame(Flags.ACK, 0, 1, Heartbeat.MSG_TYPE, hb)))
+            await sending
+            # A heartbeat without our session means the table lost it: the host drops.
+            fw.write(encode_frame(Frame(Flags.NONE, 0, 0, Heartbeat.MSG_TYPE, bytes(6))))
+            seen: list[LinkEvent] = []
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(0.5):
+                    await collect(host, 1, seen)
+            assert any(isinstance(e, LinkLost) and "dropped session" in e.reason for e in seen)
+    await fw.close()
