@@ -1,0 +1,445 @@
+"""TablePublisher against a real Mosquitto (see conftest.py), plus queue unit tests.
+
+Every broker test reads what a *fresh* subscriber sees, because that is what the parlor
+and Home Assistant see after they (re)start: retained values, not a live stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from aiomqtt import Client
+
+import tablectl.mqtt as mqtt_mod
+from tablectl.mqtt import TablePublisher
+from tablectl.mqtt_settings import MqttSettings
+
+if TYPE_CHECKING:
+    from conftest import Broker
+
+REPO = Path(__file__).resolve().parents[2]
+
+STATE = {
+    "round": {"wind": "E", "number": 2},
+    "dealer": 1,
+    "honba": 1,
+    "deposits": 1000,
+    "scores": [25000, 32000, 18000, 24000],
+    "phase": "play",
+}
+
+
+@pytest.fixture(autouse=True)
+def fast_timing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small delays, as bellows patches T_RX_ACK_INIT; ratios match production."""
+    monkeypatch.setattr(mqtt_mod, "RECONNECT_DELAY_MIN", 0.05)
+    monkeypatch.setattr(mqtt_mod, "RECONNECT_DELAY_MAX", 0.2)
+    monkeypatch.setattr(mqtt_mod, "PUBLISH_TIMEOUT", 2.0)
+    monkeypatch.setattr(mqtt_mod, "CLOSE_TIMEOUT", 2.0)
+
+
+def _live_children() -> set[int]:
+    """Pids of our child processes that still run (zombies are dead already)."""
+    me = os.getpid()
+    children = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue  # exited while we looked
+        # Fields after the parenthesised command name: state, ppid, ...
+        state, ppid = stat.rpartition(")")[2].split()[:2]
+        if int(ppid) == me and state != "Z":
+            children.add(int(entry))
+    return children
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_processes() -> Iterator[None]:
+    """Fail (after killing it) any broker or subprocess that outlives its test."""
+    before = _live_children()
+    yield
+    leaked = _live_children() - before
+    for pid in leaked:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+    assert not leaked, f"test leaked child processes {sorted(leaked)}"
+
+
+@pytest.fixture(autouse=True)
+async def no_leaked_tasks() -> AsyncIterator[None]:
+    """Fail a test that leaves a publisher (or any other) task running."""
+    yield
+    me = asyncio.current_task()
+    leaked = [t for t in asyncio.all_tasks() if t is not me and not t.done()]
+    # aiomqtt's misc task ends one loop turn after its socket closes.
+    for _ in range(3):
+        if not leaked:
+            break
+        await asyncio.sleep(0)
+        leaked = [t for t in leaked if not t.done()]
+    for task in leaked:
+        task.cancel()
+    assert not leaked, f"test leaked tasks {leaked}"
+
+
+def settings_for(broker: Broker, **overrides: Any) -> MqttSettings:
+    """Publisher settings for ``broker`` with its credentials, if any."""
+    values: dict[str, Any] = {
+        "host": broker.host,
+        "port": broker.port,
+        "username": broker.username,
+        "password": broker.password,
+    }
+    values.update(overrides)
+    return MqttSettings(**values)
+
+
+async def wait_until(
+    predicate: Callable[[], bool],
+    timeout: float = 5.0,  # noqa: ASYNC109 - a poll helper, the value is the point
+) -> None:
+    """Poll ``predicate`` on the loop (the publisher works meanwhile) until true."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {predicate}")
+        await asyncio.sleep(0.01)
+
+
+def idle(publisher: TablePublisher) -> Callable[[], bool]:
+    """True once the publisher is connected and has sent everything queued."""
+    return lambda: publisher.connected and publisher.stats.queued == 0
+
+
+async def retained(
+    broker: Broker,
+    pattern: str,
+    expect: set[str],
+    timeout: float = 3.0,  # noqa: ASYNC109 - a poll helper, the value is the point
+) -> dict[str, bytes]:
+    """Subscribe afresh to ``pattern`` and return the retained payloads of ``expect``."""
+    got: dict[str, bytes] = {}
+    async with Client(
+        broker.host, broker.port, username=broker.username, password=broker.password
+    ) as client:
+        await client.subscribe(pattern, qos=1)
+        async with asyncio.timeout(timeout):
+            async for message in client.messages:
+                if message.retain:
+                    assert isinstance(message.payload, bytes)
+                    got[str(message.topic)] = message.payload
+                if expect <= set(got):
+                    return got
+    raise AssertionError("unreachable")  # the timeout raises first
+
+
+async def retained_all(broker: Broker, pattern: str) -> dict[str, bytes]:
+    """Every retained payload under ``pattern``, proving absence too.
+
+    Mosquitto sends a subscription's retained messages right after its SUBACK, in the
+    order of the SUBSCRIBEs; so once a retained sentinel, subscribed after ``pattern``,
+    arrives, everything retained under ``pattern`` has arrived before it.
+    """
+    sentinel = "test/sentinel"
+    got: dict[str, bytes] = {}
+    async with Client(
+        broker.host, broker.port, username=broker.username, password=broker.password
+    ) as client:
+        await client.publish(sentinel, b"end", qos=1, retain=True)
+        await client.subscribe(pattern, qos=1)
+        await client.subscribe(sentinel, qos=1)
+        async with asyncio.timeout(3):
+            async for message in client.messages:
+                if str(message.topic) == sentinel:
+                    return got
+                if message.retain:
+                    assert isinstance(message.payload, bytes)
+                    got[str(message.topic)] = message.payload
+    raise AssertionError("unreachable")  # the timeout raises first
+
+
+# ------------------------------------------------------------------ no broker
+
+
+def test_construct_without_loop_and_validate() -> None:
+    """Construction does no I/O and needs no event loop; bad ids and seats are refused."""
+    publisher = TablePublisher(MqttSettings("127.0.0.1"), "t-1", 4)
+    publisher.publish_state(STATE)
+    assert publisher.stats.queued == 5  # state + 4 seat scores
+    assert not publisher.connected
+    with pytest.raises(ValueError, match="table id"):
+        TablePublisher(MqttSettings("127.0.0.1"), "t/1", 4)
+    with pytest.raises(ValueError, match="seats"):
+        TablePublisher(MqttSettings("127.0.0.1"), "t1", 5)
+
+
+def test_queue_coalesces_state_and_drops_oldest_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bounded queue: state coalesces, events drop oldest-first, games survive longest."""
+    monkeypatch.setattr(mqtt_mod, "QUEUE_LIMIT", 3)
+    publisher = TablePublisher(MqttSettings("127.0.0.1"), "t1", 4)
+
+    for honba in range(5):
+        publisher.publish_state({**STATE, "honba": honba})
+    publisher.publish_game({"game": 1})
+    for n in range(5):
+        publisher.publish_event({"n": n})
+    assert publisher.stats.dropped == 3  # events 0, 1, 2
+    assert publisher.stats.queued == 3 + 5  # FIFO at its limit + state + 4 seat scores
+
+    # Drain without a broker (private, to see order and content).
+    sent = []
+    while (message := publisher._take()) is not None:
+        sent.append((message.topic, json.loads(message.payload)))
+    assert [t for t, _ in sent[:3]] == ["tablectl/t1/games"] + ["tablectl/t1/events"] * 2
+    assert [p for _, p in sent[:3]] == [{"game": 1}, {"n": 3}, {"n": 4}]
+    assert sent[3] == ("tablectl/t1/state", {**STATE, "honba": 4})  # only the latest state
+    assert sent[4:] == [(f"tablectl/t1/seat/{n}/score", s) for n, s in enumerate(STATE["scores"])]
+
+    # With nothing but games queued, the oldest game goes.
+    for n in range(4):
+        publisher.publish_game({"game": n})
+    assert publisher.stats.dropped == 4
+    assert [json.loads(m.payload) for m in publisher._fifo] == [{"game": n} for n in (1, 2, 3)]
+
+
+def test_unserialisable_payload_is_dropped_not_raised(caplog: pytest.LogCaptureFixture) -> None:
+    """A caller bug is logged and counted; it must not take the game down."""
+    publisher = TablePublisher(MqttSettings("127.0.0.1"), "t1", 4)
+    publisher.publish_event({"when": object()})
+    assert publisher.stats.dropped == 1
+    assert publisher.stats.queued == 0
+    assert "not JSON-serialisable" in caplog.text
+
+
+# ---------------------------------------------------------------- with broker
+
+
+async def test_retained_state_reaches_late_subscriber(mosquitto: Broker) -> None:
+    """State and availability are retained, so a subscriber arriving later gets them."""
+    async with TablePublisher(settings_for(mosquitto), "t1", 4) as publisher:
+        publisher.publish_state({**STATE, "phase": "deal"})
+        publisher.publish_state(STATE)
+        await wait_until(idle(publisher))
+        got = await retained(
+            mosquitto, "tablectl/t1/#", {"tablectl/t1/state", "tablectl/t1/availability"}
+        )
+        assert json.loads(got["tablectl/t1/state"]) == STATE
+        assert got["tablectl/t1/availability"] == b"online"
+    # close() says offline, retained
+    got = await retained(mosquitto, "tablectl/t1/availability", {"tablectl/t1/availability"})
+    assert got["tablectl/t1/availability"] == b"offline"
+    assert publisher.stats.dropped == 0
+
+
+async def test_per_seat_score_topics(mosquitto: Broker) -> None:
+    """Each seat's score is its own retained topic, updated when it changes."""
+    async with TablePublisher(settings_for(mosquitto), "t1", 4) as publisher:
+        publisher.publish_state(STATE)
+        publisher.publish_state({**STATE, "scores": [25000, 32000, 10000, 32000]})
+        await wait_until(idle(publisher))
+        seats = {f"tablectl/t1/seat/{n}/score" for n in range(4)}
+        got = await retained(mosquitto, "tablectl/t1/seat/+/score", seats)
+        assert [int(got[f"tablectl/t1/seat/{n}/score"]) for n in range(4)] == [
+            25000,
+            32000,
+            10000,
+            32000,
+        ]
+
+
+async def test_events_and_games_keep_order(mosquitto: Broker) -> None:
+    """Events and games are live (not retained) and arrive in the order published."""
+    async with (
+        Client(mosquitto.host, mosquitto.port) as sub,
+        TablePublisher(settings_for(mosquitto), "t1", 4) as publisher,
+    ):
+        await sub.subscribe("tablectl/t1/events", qos=1)
+        await sub.subscribe("tablectl/t1/games", qos=1)
+        for n in range(20):
+            publisher.publish_event({"type": "dahai", "n": n})
+        publisher.publish_game({"final": [1, 2, 3, 4]})
+        received = []
+        async with asyncio.timeout(3):
+            async for message in sub.messages:
+                assert not message.retain
+                assert isinstance(message.payload, bytes)
+                received.append((str(message.topic), json.loads(message.payload)))
+                if len(received) == 21:
+                    break
+        assert received[:20] == [
+            ("tablectl/t1/events", {"type": "dahai", "n": n}) for n in range(20)
+        ]
+        assert received[20] == ("tablectl/t1/games", {"final": [1, 2, 3, 4]})
+
+
+async def test_home_assistant_discovery(mosquitto: Broker) -> None:
+    """Retained discovery configs: one score sensor per seat, plus round and phase."""
+    settings = settings_for(mosquitto, topic_prefix="parlor", discovery_prefix="ha")
+    async with TablePublisher(settings, "t7", 4) as publisher:
+        await wait_until(idle(publisher))
+    # The same table, now set up for sanma: its fourth seat sensor must go away.
+    async with TablePublisher(settings, "t7", 3) as publisher:
+        await wait_until(idle(publisher))
+        got = await retained_all(mosquitto, "ha/#")
+    objects = ["seat0_score", "seat1_score", "seat2_score", "round", "phase"]
+    assert set(got) == {f"ha/sensor/tablectl_t7/{o}/config" for o in objects}
+    configs = {o: json.loads(got[f"ha/sensor/tablectl_t7/{o}/config"]) for o in objects}
+    for seat in range(3):
+        config = configs[f"seat{seat}_score"]
+        assert config["unique_id"] == f"tablectl_t7_seat{seat}_score"
+        assert config["state_topic"] == f"parlor/t7/seat/{seat}/score"
+        assert config["unit_of_measurement"] == "pts"
+    for config in configs.values():
+        assert config["availability_topic"] == "parlor/t7/availability"
+        assert config["device"]["identifiers"] == ["tablectl_t7"]
+        assert {"name", "manufacturer", "model"} <= set(config["device"])
+    assert configs["round"]["state_topic"] == "parlor/t7/state"
+    assert "value_json.round" in configs["round"]["value_template"]
+    assert configs["phase"]["value_template"] == "{{ value_json.phase }}"
+    assert len({c["unique_id"] for c in configs.values()}) == len(configs)
+
+
+CHILD = """
+import asyncio, sys
+from tablectl.mqtt import TablePublisher
+from tablectl.mqtt_settings import MqttSettings
+
+async def main() -> None:
+    settings = MqttSettings("127.0.0.1", int(sys.argv[1]), keepalive=2)
+    publisher = TablePublisher(settings, "t9", 4)
+    publisher.publish_state({"phase": "play"})
+    await publisher.run()
+
+asyncio.run(main())
+"""
+
+
+async def test_last_will_marks_killed_daemon_offline(mosquitto: Broker) -> None:
+    """A daemon killed with SIGKILL shows ``offline`` (retained) via its last will."""
+    topic = "tablectl/t9/availability"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", CHILD, str(mosquitto.port), env=env, cwd=REPO
+    )
+    try:
+        async with Client(mosquitto.host, mosquitto.port) as sub:
+            await sub.subscribe(topic, qos=1)
+            async with asyncio.timeout(5):
+                async for message in sub.messages:
+                    if message.payload == b"online":
+                        break
+        child.send_signal(signal.SIGKILL)
+        await child.wait()
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+
+    # The broker publishes the will when it notices: at once for a closed socket, after
+    # 1.5 x keepalive (3 s here) for a silent one. Ask afresh until it is there.
+    deadline = time.monotonic() + 4
+    while True:
+        got = await retained(mosquitto, topic, {topic})
+        if got[topic] == b"offline" or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.05)
+    assert got[topic] == b"offline"
+
+
+async def test_broker_restart_reconnects_and_republishes(mosquitto: Broker) -> None:
+    """Broker down: publish calls stay instant; broker back: latest state is there."""
+    async with TablePublisher(settings_for(mosquitto), "t1", 4) as publisher:
+        publisher.publish_state({**STATE, "honba": 0})
+        await wait_until(idle(publisher))
+
+        await asyncio.to_thread(mosquitto.stop)
+        await wait_until(lambda: not publisher.connected)
+        slowest = 0.0
+        for honba in range(1, 200):
+            start = time.perf_counter()
+            publisher.publish_state({**STATE, "honba": honba})
+            publisher.publish_event({"type": "tick", "honba": honba})
+            slowest = max(slowest, time.perf_counter() - start)
+            if honba % 50 == 0:
+                await asyncio.sleep(0.05)  # let reconnect attempts fail meanwhile
+        assert slowest < 0.005, f"a publish call took {slowest * 1000:.1f} ms"
+        assert publisher.stats.connect_failures >= 1
+
+        await asyncio.to_thread(mosquitto.start)  # same port; its retained store is empty
+        await wait_until(idle(publisher))
+        assert publisher.stats.reconnects == 1
+        got = await retained(mosquitto, "tablectl/t1/state", {"tablectl/t1/state"})
+        assert json.loads(got["tablectl/t1/state"])["honba"] == 199
+        got = await retained(mosquitto, "tablectl/t1/availability", {"tablectl/t1/availability"})
+        assert got["tablectl/t1/availability"] == b"online"
+
+
+async def test_auth_wrong_password_logs_and_retries_right_one_works(
+    mosquitto_auth: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A refused login is an ERROR in the log and is retried; the right one publishes."""
+    caplog.set_level(logging.DEBUG, logger="tablectl.mqtt")
+    wrong = settings_for(mosquitto_auth, password="wrong")
+    async with TablePublisher(wrong, "t1", 4) as publisher:
+        await wait_until(lambda: publisher.stats.connect_failures >= 3)
+        assert not publisher.connected
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1, "repeats of the same failure are logged at DEBUG only"
+    assert "refused" in errors[0].getMessage()
+    assert "[t1]" in errors[0].getMessage()
+
+    async with TablePublisher(settings_for(mosquitto_auth), "t1", 4) as publisher:
+        publisher.publish_state(STATE)
+        await wait_until(idle(publisher))
+        got = await retained(mosquitto_auth, "tablectl/t1/state", {"tablectl/t1/state"})
+        assert json.loads(got["tablectl/t1/state"]) == STATE
+
+
+async def test_cancelled_run_still_says_offline(mosquitto: Broker) -> None:
+    """Cancelling run() (no close()) disconnects cleanly, so it publishes offline itself."""
+    publisher = TablePublisher(settings_for(mosquitto), "t1", 4)
+    task = asyncio.create_task(publisher.run())
+    await wait_until(idle(publisher))
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    got = await retained(mosquitto, "tablectl/t1/availability", {"tablectl/t1/availability"})
+    assert got["tablectl/t1/availability"] == b"offline"
+
+
+async def test_close_without_broker_is_prompt(unused_port: int) -> None:
+    """No broker at all: run() keeps retrying quietly and close() returns at once."""
+    publisher = TablePublisher(MqttSettings("127.0.0.1", unused_port), "t1", 4)
+    async with publisher:
+        publisher.publish_state(STATE)
+        await wait_until(lambda: publisher.stats.connect_failures >= 2)
+        start = time.monotonic()
+    assert time.monotonic() - start < 0.5
+    publisher.publish_event({"late": True})  # after close: dropped, not queued
+    assert publisher.stats.dropped == 1
+
+
+async def test_tls_missing_ca_file_is_retried(
+    tmp_path: Path, unused_port: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With ``tls`` and a missing CA file the failure is logged and retried, not raised."""
+    settings = MqttSettings("127.0.0.1", unused_port, tls=True, ca_file=str(tmp_path / "no.pem"))
+    async with TablePublisher(settings, "t1", 4) as publisher:
+        await wait_until(lambda: publisher.stats.connect_failures >= 2)
+    assert "FileNotFoundError" in caplog.text
