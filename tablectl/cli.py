@@ -8,10 +8,14 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from tablectl import __version__
+from tablectl.config import DEFAULT_JOURNAL, ConfigError, load_config
+from tablectl.journal import Journal, JournalError, export_game
+from tablectl.records import format_table, list_records, to_csv, to_json
 from tablectl.replay import ReplayFileError, replay
 from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
 from tablectl.rules.options import SECTIONS, as_dict
@@ -93,6 +97,143 @@ def _replay(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _CliError(Exception):
+    """A usage or file problem in a journal/records command: printed, exit status 2."""
+
+
+def _journal_path(args: argparse.Namespace) -> Path:
+    """The journal named by --journal, by the config file of --config, or the default."""
+    if args.journal:
+        return Path(args.journal)
+    if args.config:
+        try:
+            return load_config(args.config).journal
+        except ConfigError as exc:
+            raise _CliError(str(exc)) from exc
+    return DEFAULT_JOURNAL
+
+
+def _open_journal(args: argparse.Namespace) -> Journal:
+    try:
+        # create=False: a mistyped path is an error, not a new empty journal.
+        return Journal.open(_journal_path(args), create=False)
+    except JournalError as exc:
+        raise _CliError(str(exc)) from exc
+
+
+def _emit(text: str, output: str | None) -> None:
+    """Print ``text`` or write it to the -o file."""
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _CliError(f"cannot write {output}: {exc.strerror}") from exc
+
+
+def _reports_errors(name: str) -> Callable[[Command], Command]:
+    """Turn the journal commands' expected failures into a message and exit status 2."""
+
+    def wrap(func: Command) -> Command:
+        def run(args: argparse.Namespace) -> int:
+            try:
+                return func(args)
+            except (_CliError, JournalError) as exc:
+                print(f"tablectl {name}: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+
+        run.__doc__ = func.__doc__
+        return run
+
+    return wrap
+
+
+@command("journal-export")
+@_reports_errors("journal export")
+def _journal_export(args: argparse.Namespace) -> int:
+    """Write one game (default: the last one) as replay JSON Lines."""
+    with _open_journal(args) as journal:
+        game_id = args.game or journal.last_game()
+        if game_id is None:
+            raise _CliError(f"{journal.path}: the journal holds no games")
+        text = export_game(journal, game_id)
+    _emit(text, args.output)
+    return EXIT_OK
+
+
+def _when(ts: float | None) -> str:
+    if ts is None:
+        return "-"
+    return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+@command("journal-list")
+@_reports_errors("journal list")
+def _journal_list(args: argparse.Namespace) -> int:
+    """One line per game in the journal, oldest first."""
+    with _open_journal(args) as journal:
+        games = journal.games()
+    if args.json:
+        rows = [
+            {
+                "game": g.game_id,
+                "table": g.table_id,
+                "preset": g.rules,
+                "seats": None if g.seats is None else list(g.seats),
+                "started_at": g.started_at,
+                "ended_at": g.ended_at,
+                "status": g.status,
+                "events": g.event_count,
+            }
+            for g in games
+        ]
+        print(json.dumps(rows, ensure_ascii=False))
+        return EXIT_OK
+    if not games:
+        print("no games in the journal")
+        return EXIT_OK
+    print(f"{'game':<32}  {'table':<10} {'preset':<12} {'started':<16}  {'events':>6}  status")
+    for g in games:
+        print(
+            f"{g.game_id:<32}  {g.table_id:<10} {g.rules:<12} {_when(g.started_at):<16}"
+            f"  {g.event_count:>6}  {g.status}"
+        )
+    return EXIT_OK
+
+
+@command("records")
+@_reports_errors("records")
+def _records(args: argparse.Namespace) -> int:
+    """The game records as a table, CSV or JSON."""
+    since = None
+    if args.since:
+        try:
+            since = datetime.fromisoformat(args.since)
+        except ValueError as exc:
+            raise _CliError(f"--since {args.since!r}: expected a date like 2024-05-01") from exc
+        if since.tzinfo is None:
+            since = since.astimezone()  # a bare date means local time, as the table shows
+    with _open_journal(args) as journal:
+        records = list_records(journal, since)
+    if args.csv:
+        text = to_csv(records)
+    elif args.json:
+        text = to_json(records)
+    else:
+        text = format_table(records)
+    _emit(text, args.output)
+    return EXIT_OK
+
+
+def _add_journal_source(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--journal", metavar="PATH", help=f"journal file (default {DEFAULT_JOURNAL})"
+    )
+    group.add_argument("--config", metavar="PATH", help="the daemon's config file: use its journal")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every sub-command."""
     parser = argparse.ArgumentParser(
@@ -113,6 +254,27 @@ def build_parser() -> argparse.ArgumentParser:
     p_show.add_argument("name", help="preset name or path to a rules TOML file")
     p_show.add_argument("--json", action="store_true", help="print JSON instead of TOML")
     p_show.set_defaults(handler="rules-show")
+
+    p_journal = sub.add_parser("journal", help="read the crash-proof game journal")
+    journal_sub = p_journal.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
+    p_export = journal_sub.add_parser("export", help="a game as replay JSON Lines")
+    p_export.add_argument("game", nargs="?", help="game id or a unique prefix (default: the last)")
+    _add_journal_source(p_export)
+    p_export.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p_export.set_defaults(handler="journal-export")
+    p_list = journal_sub.add_parser("list", help="the games in the journal")
+    _add_journal_source(p_list)
+    p_list.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p_list.set_defaults(handler="journal-list")
+
+    p_records = sub.add_parser("records", help="the records of finished games")
+    _add_journal_source(p_records)
+    fmt = p_records.add_mutually_exclusive_group()
+    fmt.add_argument("--csv", action="store_true", help="CSV, one row per game")
+    fmt.add_argument("--json", action="store_true", help="a JSON array, one object per game")
+    p_records.add_argument("--since", metavar="DATE", help="games finished on or after DATE")
+    p_records.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p_records.set_defaults(handler="records")
     return parser
 
 

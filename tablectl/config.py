@@ -1,0 +1,304 @@
+"""The daemon's configuration file (TOML), checked once at load time.
+
+A config file looks like::
+
+    [table]
+    id = "table-3"
+    device = "/dev/ttyUSB0"
+    rules = "kenko"
+    journal = "/var/lib/tablectl/journal.sqlite3"
+    seat_names = ["East", "South", "West", "North"]
+
+    [mqtt]                    # optional: no [mqtt] section, no MQTT
+    host = "broker.local"
+
+The ``[table]`` keys may also be written at the top level (not both).  Every problem
+raises :class:`ConfigError` naming the file, the section, the key and what is allowed;
+the rules preset is loaded here so that a broken rules file stops the daemon at start,
+not at the first hand.  Relative paths (journal, rules file, CA file) are relative to
+the config file's folder.  See ``docs/journal.md`` for the full format.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+import types
+import typing
+import urllib.parse
+from dataclasses import MISSING, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from tablectl.mqtt_settings import MqttSettings
+from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
+from tablectl.rules.options import HouseRules
+
+DEFAULT_JOURNAL = Path("/var/lib/tablectl/journal.sqlite3")
+TABLE_KEYS = ("id", "device", "rules", "journal", "seat_names")
+SECTIONS = ("table", "mqtt")
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+#: Integer limits of the [mqtt] options (MQTT keepalive is a 16-bit field).
+MQTT_RANGES = {"port": (1, 65535), "keepalive": (1, 65535)}
+#: Seat names show on small console displays.
+SEAT_NAME_MAX = 32
+
+
+class ConfigError(ValueError):
+    """The config file is missing, not TOML, or holds a value that is not allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonConfig:
+    """The checked configuration of one table's daemon.
+
+    ``rules`` is a preset name or an absolute rules-file path (what the journal records);
+    ``house_rules`` is that rule set loaded.  ``mqtt`` is None when the file has no
+    ``[mqtt]`` section.
+    """
+
+    source: Path
+    table_id: str
+    device: str
+    rules: str
+    house_rules: HouseRules
+    journal: Path = DEFAULT_JOURNAL
+    seat_names: tuple[str, ...] | None = None
+    mqtt: MqttSettings | None = None
+
+
+def _did_you_mean(key: str, allowed: typing.Iterable[str]) -> str:
+    # A low cutoff: config keys are short, so one wrong letter is a big share of them.
+    hint = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.5)
+    return f" (did you mean {hint[0]!r}?)" if hint else ""
+
+
+def _where(source: Path, section: str | None, key: str) -> str:
+    return f"{source}: [{section}] {key}" if section else f"{source}: {key}"
+
+
+def _string(where: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where} must be a string, got {value!r}")
+    return value
+
+
+def _check_device(where: str, url: str) -> str:
+    """Check the transport URL's shape (the bridge opens it; this only catches typos)."""
+    allowed = (
+        "allowed: a serial device path (/dev/ttyUSB0), socket://HOST:PORT, usb://VID:PID"
+        " (hex) or sim://NAME"
+    )
+    if url.startswith("/"):
+        return url
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.scheme == "socket":
+        try:
+            port = parsed.port
+        except ValueError:
+            port = None
+        if not parsed.hostname or port is None or not 1 <= port <= 65535:
+            raise ConfigError(f"{where} is {url!r}; socket:// needs a host and a port 1..65535")
+        return url
+    if parsed.scheme == "usb":
+        if not re.fullmatch(r"[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}", parsed.netloc):
+            raise ConfigError(f"{where} is {url!r}; usb:// needs VID:PID in hex, e.g. 1209:7a11")
+        return url
+    if parsed.scheme == "sim":
+        return url
+    raise ConfigError(f"{where} is {url!r}; {allowed}")
+
+
+def _check_seat_names(where: str, value: Any, players: int) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of strings, got {value!r}")
+    for name in value:
+        if not name.strip() or len(name) > SEAT_NAME_MAX:
+            raise ConfigError(f"{where}: {name!r} must be 1 to {SEAT_NAME_MAX} characters")
+    if len(value) != players:
+        raise ConfigError(f"{where} has {len(value)} names; the rules are for {players} players")
+    return tuple(value)
+
+
+def _check_rules(where: str, value: Any, folder: Path) -> tuple[str, HouseRules]:
+    ref = _string(where, value)
+    if ref not in preset_names():
+        path = Path(ref)
+        if path.suffix == ".toml" or "/" in ref:
+            ref = str(path if path.is_absolute() else (folder / path).resolve())
+    try:
+        return ref, load_rules(ref)
+    except RulesConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+
+
+def _path(where: str, value: Any, folder: Path) -> Path:
+    text = _string(where, value)
+    if not text:
+        raise ConfigError(f"{where} must not be empty")
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else folder / path
+
+
+def _describe(tp: Any) -> str:
+    if typing.get_origin(tp) in (types.UnionType, typing.Union):
+        return " or ".join(_describe(a) for a in typing.get_args(tp) if a is not type(None))
+    return {bool: "true or false", int: "an integer", str: "a string"}.get(tp, str(tp))
+
+
+def _mqtt_value(where: str, tp: Any, value: Any) -> Any:
+    if typing.get_origin(tp) in (types.UnionType, typing.Union):
+        # Optional fields: TOML has no null, so "absent" is written by omitting the key.
+        tp = next(a for a in typing.get_args(tp) if a is not type(None))
+    ok = (
+        isinstance(value, bool)
+        if tp is bool
+        else isinstance(value, tp) and not isinstance(value, bool)
+    )
+    if not ok:
+        raise ConfigError(f"{where} must be {_describe(tp)}, got {value!r}")
+    return value
+
+
+def _check_prefix(where: str, value: str) -> None:
+    if not value or value.startswith("/") or value.endswith("/") or re.search(r"[+#\0]", value):
+        raise ConfigError(
+            f"{where} is {value!r}; it must be a non-empty MQTT topic without wildcards"
+            " (+, #) or a leading or trailing /"
+        )
+
+
+def _check_mqtt(source: Path, raw: Any, folder: Path) -> MqttSettings:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: [mqtt] must be a table of options")
+    hints = typing.get_type_hints(MqttSettings)
+    names = [f.name for f in fields(MqttSettings)]
+    for key in raw:
+        if key not in names:
+            raise ConfigError(
+                f"{source}: unknown option in [mqtt] {key!r}{_did_you_mean(key, names)};"
+                f" allowed: {', '.join(names)}"
+            )
+    kwargs: dict[str, Any] = {}
+    for f in fields(MqttSettings):
+        where = _where(source, "mqtt", f.name)
+        if f.name not in raw:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise ConfigError(f"{where} is required ({_describe(hints[f.name])})")
+            continue
+        value = _mqtt_value(where, hints[f.name], raw[f.name])
+        if f.name in MQTT_RANGES:
+            low, high = MQTT_RANGES[f.name]
+            if not low <= value <= high:
+                raise ConfigError(f"{where} is {value}; allowed: {low}..{high}")
+        kwargs[f.name] = value
+    where = _where(source, "mqtt", "host")
+    if "host" in kwargs and not kwargs["host"].strip():
+        raise ConfigError(f"{where} must not be empty")
+    for key in ("topic_prefix", "discovery_prefix"):
+        if key in kwargs:
+            _check_prefix(_where(source, "mqtt", key), kwargs[key])
+    if "password" in kwargs and "username" not in kwargs:
+        raise ConfigError(f"{_where(source, 'mqtt', 'password')} is set but username is not")
+    if "ca_file" in kwargs:
+        where = _where(source, "mqtt", "ca_file")
+        if not kwargs.get("tls", False):
+            raise ConfigError(f"{where} is set but tls is false; set tls = true to use it")
+        ca_path = _path(where, kwargs["ca_file"], folder)
+        if not ca_path.is_file():
+            raise ConfigError(f"{where}: no file at {ca_path}")
+        kwargs["ca_file"] = str(ca_path)
+    try:
+        return MqttSettings(**kwargs)
+    except (TypeError, ValueError) as exc:  # the settings class's own checks
+        raise ConfigError(f"{source}: [mqtt] {exc}") from exc
+
+
+def parse_config(source: Path, raw: dict[str, Any]) -> DaemonConfig:
+    """Check an already decoded TOML document; ``source`` names it in errors and anchors
+    relative paths."""
+    folder = source.parent
+    allowed_top = [*TABLE_KEYS, *SECTIONS]
+    for key, value in raw.items():
+        if key in allowed_top:
+            continue
+        if isinstance(value, dict):
+            raise ConfigError(
+                f"{source}: unknown section [{key}]{_did_you_mean(key, SECTIONS)};"
+                f" allowed: {', '.join(f'[{s}]' for s in SECTIONS)}"
+            )
+        raise ConfigError(
+            f"{source}: unknown key {key!r}{_did_you_mean(key, allowed_top)};"
+            f" allowed: {', '.join(TABLE_KEYS)} (at the top level or in [table])"
+        )
+    table: dict[str, Any] = {}
+    section_of: dict[str, str | None] = {}
+    if "table" in raw:
+        if not isinstance(raw["table"], dict):
+            raise ConfigError(f"{source}: [table] must be a table of options")
+        for key, value in raw["table"].items():
+            if key not in TABLE_KEYS:
+                raise ConfigError(
+                    f"{source}: unknown option in [table] {key!r}{_did_you_mean(key, TABLE_KEYS)};"
+                    f" allowed: {', '.join(TABLE_KEYS)}"
+                )
+            table[key] = value
+            section_of[key] = "table"
+    for key in TABLE_KEYS:
+        if key in raw:
+            if key in table:
+                raise ConfigError(
+                    f"{source}: {key!r} is given both at the top level and in [table]; keep one"
+                )
+            table[key] = raw[key]
+            section_of[key] = None
+
+    def where(key: str) -> str:
+        return _where(source, section_of.get(key, "table"), key)
+
+    for key in ("id", "device", "rules"):
+        if key not in table:
+            raise ConfigError(f"{where(key)} is required")
+    table_id = _string(where("id"), table["id"])
+    if not TABLE_ID.fullmatch(table_id):
+        raise ConfigError(
+            f"{where('id')} is {table_id!r}; allowed: 1 to 32 characters from A-Z a-z 0-9 _ -"
+        )
+    device = _check_device(where("device"), _string(where("device"), table["device"]))
+    rules_ref, house_rules = _check_rules(where("rules"), table["rules"], folder)
+    journal = (
+        _path(where("journal"), table["journal"], folder) if "journal" in table else DEFAULT_JOURNAL
+    )
+    seat_names = (
+        _check_seat_names(where("seat_names"), table["seat_names"], house_rules.players)
+        if "seat_names" in table
+        else None
+    )
+    mqtt = _check_mqtt(source, raw["mqtt"], folder) if "mqtt" in raw else None
+    return DaemonConfig(
+        source=source,
+        table_id=table_id,
+        device=device,
+        rules=rules_ref,
+        house_rules=house_rules,
+        journal=journal,
+        seat_names=seat_names,
+        mqtt=mqtt,
+    )
+
+
+def load_config(path: str | Path) -> DaemonConfig:
+    """Read and check the config file at ``path``; raises :class:`ConfigError`."""
+    source = Path(path)
+    try:
+        text = source.read_text("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: no config file there") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{source}: cannot read the config file: {exc}") from exc
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
+    return parse_config(source, raw)

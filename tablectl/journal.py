@@ -1,0 +1,600 @@
+"""The crash-proof journal: every accepted rules event, in SQLite, before its effects go out.
+
+The daemon runs each event through :func:`tablectl.rules.core.step`; when the core accepts
+it, the daemon calls :meth:`Journal.append` (one transaction, ``synchronous=FULL``, so the
+event is on disk when the call returns) and only then lets the effects out to the seats,
+the displays and MQTT.  A crash at any point therefore loses at most an event whose
+effects nobody saw.  After a restart :func:`resume` replays the unfinished game's events
+through the same pure core, which gives exactly the state from before the crash.
+
+The file also holds the game records (see :mod:`tablectl.records`), written in the same
+transaction that marks a game finished.  The schema is versioned with
+``PRAGMA user_version`` and upgraded by :data:`MIGRATIONS`; ``PRAGMA application_id``
+marks the file as a tablectl journal.  See ``docs/journal.md``.
+
+Nothing here reads the clock: every call that stamps a time takes ``now`` (seconds since
+the epoch) from the caller.  Calls block (an fsync per write, a few ms on an SD card);
+one lock serialises them, so the daemon may call them from a worker thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from tablectl.rules.core import step
+from tablectl.rules.events import Event, EventFormatError, Start, event_to_json, parse_event
+from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
+from tablectl.rules.options import HouseRules, as_dict
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.state import GameState, initial_state
+
+log = logging.getLogger(__name__)
+
+#: Marks the file as ours (``PRAGMA application_id``): ASCII "TBLC".
+APPLICATION_ID = 0x54424C43
+#: Seconds a write waits for another connection (a CLI export) to let go of the file.
+BUSY_TIMEOUT = 5.0
+
+STATUS_PLAYING = "playing"
+STATUS_FINISHED = "finished"
+STATUS_ABANDONED = "abandoned"
+
+
+class JournalError(Exception):
+    """The journal file cannot be used: unreadable, corrupt, too new, or a call that the
+    journal's contents do not allow (an unknown game, appending to a finished game).
+
+    The message always names the file.
+    """
+
+
+_SCHEMA_V1 = (
+    """CREATE TABLE games (
+        game_id      TEXT PRIMARY KEY,
+        table_id     TEXT NOT NULL,
+        rules        TEXT NOT NULL,
+        rules_digest TEXT NOT NULL,
+        seats        TEXT,
+        started_at   REAL NOT NULL,
+        status       TEXT NOT NULL DEFAULT 'playing'
+                     CHECK (status IN ('playing', 'finished', 'abandoned')),
+        ended_at     REAL
+    )""",
+    """CREATE TABLE events (
+        game_id TEXT NOT NULL REFERENCES games (game_id),
+        seq     INTEGER NOT NULL CHECK (seq >= 1),
+        at      REAL NOT NULL,
+        event   TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE records (
+        game_id     TEXT PRIMARY KEY REFERENCES games (game_id),
+        table_id    TEXT NOT NULL,
+        rules       TEXT NOT NULL,
+        seats       TEXT,
+        started_at  REAL NOT NULL,
+        finished_at REAL NOT NULL,
+        final       TEXT NOT NULL
+    )""",
+    "CREATE INDEX records_finished_at ON records (finished_at)",
+)
+
+
+def _schema_v1(conn: sqlite3.Connection) -> None:
+    """Version 1: games, their events, and the records of finished games."""
+    # One statement at a time: executescript() would COMMIT the migration's transaction.
+    for statement in _SCHEMA_V1:
+        conn.execute(statement)
+
+
+#: Schema upgrades: ``MIGRATIONS[n]`` turns a version ``n - 1`` file into version ``n``.
+#: Each runs in its own transaction together with the ``user_version`` bump, so a crash
+#: mid-upgrade leaves the previous version intact.  Add a new entry; never edit an old one.
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _schema_v1}
+
+
+def schema_version() -> int:
+    """The schema version this code writes (the newest migration)."""
+    return max(MIGRATIONS)
+
+
+def rules_digest(rules: HouseRules) -> str:
+    """A fingerprint of every resolved option, to notice a preset that changed under a game."""
+    resolved = as_dict(rules)
+    resolved.pop("description")  # prose; a reworded description changes no score
+    text = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One game in the journal.
+
+    ``rules`` is the preset name or rules-file path the game was started with;
+    ``status`` is ``playing``, ``finished`` or ``abandoned``; ``ended_at`` is set once
+    the game is no longer playing.
+    """
+
+    game_id: str
+    table_id: str
+    rules: str
+    rules_digest: str
+    seats: tuple[str, ...] | None
+    started_at: float
+    status: str
+    ended_at: float | None
+    event_count: int
+
+    @property
+    def finished(self) -> bool:
+        """True once the game ended (normally or abandoned): it will not be resumed."""
+        return self.status != STATUS_PLAYING
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One journalled event with its sequence number (1, 2, ...) and wall-clock time."""
+
+    seq: int
+    at: float
+    event: Event
+
+
+class Resumed(NamedTuple):
+    """What :func:`resume` rebuilt: unpack as ``rules, game_id, state = resume(j)``."""
+
+    rules: HouseRules
+    game_id: str
+    state: GameState
+
+
+def _check_now(now: float) -> float:
+    # A NaN or a string would sort and compare nonsensically in the records for ever.
+    if isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now):
+        raise ValueError(f"now must be a finite number of seconds, got {now!r}")
+    return float(now)
+
+
+def _check_final(final: dict[str, Any], seats: tuple[str, ...] | None) -> dict[str, Any]:
+    """Validate a ``Final.as_dict()``-shaped mapping; returns a clean copy."""
+    scores = final.get("scores")
+    ranking = final.get("ranking")
+    if not isinstance(scores, list | tuple) or not all(
+        isinstance(s, int) and not isinstance(s, bool) for s in scores
+    ):
+        raise ValueError(f"final['scores'] must be a list of integers, got {scores!r}")
+    if not isinstance(ranking, list | tuple) or sorted(ranking) != list(range(len(scores))):
+        raise ValueError(
+            f"final['ranking'] must list every seat 0..{len(scores) - 1} once, got {ranking!r}"
+        )
+    if seats is not None and len(seats) != len(scores):
+        raise ValueError(f"final has {len(scores)} scores but the game has {len(seats)} seats")
+    out: dict[str, Any] = {
+        "scores": list(scores),
+        "ranking": list(ranking),
+        "reason": str(final.get("reason", "")),
+    }
+    result = final.get("result")
+    if result:
+        if not isinstance(result, list | tuple) or len(result) != len(scores):
+            raise ValueError(f"final['result'] must hold one number per seat, got {result!r}")
+        out["result"] = [float(r) for r in result]
+    return out
+
+
+class Journal:
+    """An open journal file.  Create with :meth:`open`; close with :meth:`close` (or use
+    it as a context manager)."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        """Wrap an already checked connection; use :meth:`open` instead."""
+        self.path = path
+        self._conn = conn
+        self._lock = threading.RLock()
+
+    # --- opening ------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True) -> Journal:
+        """Open (and with ``create``, create) the journal at ``path``, upgrading its schema.
+
+        Raises :class:`JournalError` naming the file when it is missing (``create=False``),
+        not a SQLite database, another program's database, corrupt, or written by a newer
+        tablectl.
+        """
+        path = Path(path)
+        if path.is_dir():
+            raise JournalError(f"{path}: is a directory, not a journal file")
+        if not create and not path.exists():
+            raise JournalError(f"{path}: no journal file there")
+        try:
+            if create:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(
+                    str(path), isolation_level=None, timeout=BUSY_TIMEOUT, check_same_thread=False
+                )
+            else:
+                # mode=rw: never create a fresh empty journal by mistyping a path.
+                conn = sqlite3.connect(
+                    f"{path.resolve().as_uri()}?mode=rw",
+                    uri=True,
+                    isolation_level=None,
+                    timeout=BUSY_TIMEOUT,
+                    check_same_thread=False,
+                )
+        except (OSError, sqlite3.Error) as exc:
+            raise JournalError(f"{path}: cannot open the journal: {exc}") from exc
+        try:
+            _prepare(path, conn)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(path, conn)
+
+    def close(self) -> None:
+        """Close the file.  Everything appended is already on disk."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Journal:
+        """Use as ``with Journal.open(path) as journal: ...``."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Close on leaving the ``with`` block."""
+        self.close()
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; any SQLite failure becomes a JournalError naming the file."""
+        with self._lock:
+            conn = self._conn
+            try:
+                # IMMEDIATE takes the write lock up front, so a concurrent reader upgrading
+                # to a writer cannot make us fail half-way.
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise JournalError(f"{self.path}: write failed: {exc}") from exc
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run a read-only query (for :mod:`tablectl.records` and tools); errors name the file."""
+        with self._lock:
+            try:
+                return list(self._conn.execute(sql, params).fetchall())
+            except sqlite3.Error as exc:
+                raise JournalError(f"{self.path}: read failed: {exc}") from exc
+
+    def _row(self, conn: sqlite3.Connection, game_id: str) -> tuple[Any, ...]:
+        row = conn.execute(
+            "SELECT table_id, rules, seats, started_at, status FROM games WHERE game_id = ?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            raise JournalError(f"{self.path}: no game {game_id!r} in the journal")
+        return tuple(row)
+
+    # --- writing ------------------------------------------------------------------------
+
+    def start_game(
+        self,
+        table_id: str,
+        rules_name: str,
+        seats: Sequence[str] | None,
+        now: float,
+        *,
+        game_id: str | None = None,
+    ) -> str:
+        """Record a new game and return its id (``game_id`` or a fresh uuid4 hex).
+
+        The rules are loaded here so that a game that could not be resumed is never
+        started (raises :class:`~tablectl.rules.loader.RulesConfigError`).  Raises
+        :class:`JournalError` while another game is still playing: finish or abandon it
+        first, so that :meth:`current_game` is never ambiguous.
+        """
+        now = _check_now(now)
+        rules = load_rules(rules_name)
+        if rules_name not in preset_names():
+            # A parlor's own rules file: keep an absolute path so that resuming from
+            # another working directory loads the same file.
+            rules_name = str(Path(rules_name).resolve())
+        seat_list = None if seats is None else [str(s) for s in seats]
+        if seat_list is not None and len(seat_list) != rules.players:
+            raise ValueError(
+                f"{len(seat_list)} seat names for {rules.name!r}, a {rules.players}-player game"
+            )
+        game_id = game_id or uuid.uuid4().hex
+        with self._transaction() as conn:
+            playing = conn.execute("SELECT game_id FROM games WHERE status = 'playing'").fetchone()
+            if playing is not None:
+                raise JournalError(
+                    f"{self.path}: game {playing[0]} is still being played;"
+                    " finish or abandon it before starting another"
+                )
+            if conn.execute("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone():
+                raise JournalError(f"{self.path}: game id {game_id!r} is already used")
+            conn.execute(
+                "INSERT INTO games (game_id, table_id, rules, rules_digest, seats, started_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    game_id,
+                    table_id,
+                    rules_name,
+                    rules_digest(rules),
+                    None if seat_list is None else json.dumps(seat_list, ensure_ascii=False),
+                    now,
+                ),
+            )
+        log.info("table %s: game %s started (%s)", table_id, game_id, rules_name)
+        return game_id
+
+    def append(
+        self, game_id: str, event: Event, now: float, *, final: dict[str, Any] | None = None
+    ) -> int:
+        """Journal one *accepted* event durably; returns its sequence number (1, 2, ...).
+
+        Call it after ``step`` accepted the event and before any effect goes out.  When
+        the event ended the game, pass ``final=state.final.as_dict()``: the game is then
+        finished and its record written in the same transaction, so no crash can leave a
+        game over but unrecorded.  The journal does not judge events (it has no state);
+        journalling a refused one is the caller's bug, which :func:`resume` survives.
+        """
+        now = _check_now(now)
+        if isinstance(event, Start):
+            raise ValueError("'start' is not journalled: the preset is in the games table")
+        text = json.dumps(event_to_json(event), ensure_ascii=False, separators=(",", ":"))
+        with self._transaction() as conn:
+            table_id, rules, seats, started_at, status = self._row(conn, game_id)
+            if status != STATUS_PLAYING:
+                raise JournalError(f"{self.path}: game {game_id} is {status}; no more events")
+            seq = int(
+                conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE game_id = ?", (game_id,)
+                ).fetchone()[0]
+            )
+            conn.execute(
+                "INSERT INTO events (game_id, seq, at, event) VALUES (?, ?, ?, ?)",
+                (game_id, seq, now, text),
+            )
+            if final is not None:
+                self._finish(conn, game_id, final, now)
+        log.debug("table %s: game %s #%d %s", table_id, game_id, seq, text)
+        if final is not None:
+            log.info("table %s: game %s finished: %s", table_id, game_id, final.get("scores"))
+        return seq
+
+    def _finish(
+        self, conn: sqlite3.Connection, game_id: str, final: dict[str, Any], now: float
+    ) -> None:
+        table_id, rules, seats_json, started_at, status = self._row(conn, game_id)
+        if status != STATUS_PLAYING:
+            raise JournalError(f"{self.path}: game {game_id} is already {status}")
+        seats = None if seats_json is None else tuple(json.loads(seats_json))
+        clean = _check_final(final, seats)
+        conn.execute(
+            "UPDATE games SET status = 'finished', ended_at = ? WHERE game_id = ?",
+            (now, game_id),
+        )
+        conn.execute(
+            "INSERT INTO records (game_id, table_id, rules, seats, started_at, finished_at, final)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game_id, table_id, rules, seats_json, started_at, now, json.dumps(clean)),
+        )
+
+    def finish_game(self, game_id: str, final_dict: dict[str, Any], now: float) -> None:
+        """Mark the game finished and write its record (``final_dict`` is
+        ``Final.as_dict()``: scores, ranking, reason, result) in one transaction."""
+        now = _check_now(now)
+        with self._transaction() as conn:
+            self._finish(conn, game_id, final_dict, now)
+        log.info("game %s finished: %s", game_id, final_dict.get("scores"))
+
+    def abandon_game(self, game_id: str, now: float) -> None:
+        """End a game that will not be completed (players left): no record, no resume."""
+        now = _check_now(now)
+        with self._transaction() as conn:
+            status = self._row(conn, game_id)[4]
+            if status != STATUS_PLAYING:
+                raise JournalError(f"{self.path}: game {game_id} is already {status}")
+            conn.execute(
+                "UPDATE games SET status = 'abandoned', ended_at = ? WHERE game_id = ?",
+                (now, game_id),
+            )
+        log.info("game %s abandoned", game_id)
+
+    # --- reading ------------------------------------------------------------------------
+
+    def current_game(self) -> str | None:
+        """The game still being played (the one to resume after a restart), or None."""
+        rows = self.query(
+            "SELECT game_id FROM games WHERE status = 'playing' ORDER BY rowid DESC LIMIT 1"
+        )
+        return str(rows[0][0]) if rows else None
+
+    def last_game(self) -> str | None:
+        """The most recently started game, whatever its status, or None."""
+        rows = self.query("SELECT game_id FROM games ORDER BY rowid DESC LIMIT 1")
+        return str(rows[0][0]) if rows else None
+
+    def _games(self, where: str = "", params: Sequence[Any] = ()) -> list[GameRow]:
+        rows = self.query(
+            "SELECT g.game_id, g.table_id, g.rules, g.rules_digest, g.seats, g.started_at,"
+            " g.status, g.ended_at,"
+            " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.game_id)"
+            f" FROM games g {where} ORDER BY g.rowid",
+            params,
+        )
+        return [
+            GameRow(
+                game_id=r[0],
+                table_id=r[1],
+                rules=r[2],
+                rules_digest=r[3],
+                seats=None if r[4] is None else tuple(json.loads(r[4])),
+                started_at=r[5],
+                status=r[6],
+                ended_at=r[7],
+                event_count=r[8],
+            )
+            for r in rows
+        ]
+
+    def games(self) -> list[GameRow]:
+        """Every game, oldest first."""
+        return self._games()
+
+    def game(self, game_id: str) -> GameRow:
+        """One game by id, or by a unique prefix of its id (as typed at the command line)."""
+        exact = self._games("WHERE g.game_id = ?", (game_id,))
+        if exact:
+            return exact[0]
+        matches = self._games("WHERE substr(g.game_id, 1, length(?)) = ?", (game_id, game_id))
+        if not matches or not game_id:
+            raise JournalError(f"{self.path}: no game {game_id!r} in the journal")
+        if len(matches) > 1:
+            raise JournalError(
+                f"{self.path}: {game_id!r} matches {len(matches)} games; give more of the id"
+            )
+        return matches[0]
+
+    def entries(self, game_id: str) -> list[Entry]:
+        """The game's journalled events in order, with sequence numbers and times."""
+        rows = self.query(
+            "SELECT seq, at, event FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        out = []
+        for seq, at, text in rows:
+            try:
+                event = parse_event(json.loads(text))
+            except (json.JSONDecodeError, EventFormatError) as exc:
+                raise JournalError(
+                    f"{self.path}: game {game_id} event #{seq} is unreadable: {exc}"
+                ) from exc
+            out.append(Entry(seq=seq, at=at, event=event))
+        return out
+
+    def events(self, game_id: str) -> list[Event]:
+        """The game's journalled events in order."""
+        return [entry.event for entry in self.entries(game_id)]
+
+
+def _prepare(path: Path, conn: sqlite3.Connection) -> None:
+    """Check the file is a tablectl journal this code can use, set it up, upgrade it."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise JournalError(
+            f"{path}: not a journal (unreadable or corrupt SQLite file: {exc})"
+        ) from exc
+    if app_id not in (0, APPLICATION_ID) or (app_id == 0 and (version or tables)):
+        raise JournalError(f"{path}: not a tablectl journal (another program's SQLite file)")
+    if version > schema_version():
+        raise JournalError(
+            f"{path}: journal schema version {version} is newer than this tablectl"
+            f" understands ({schema_version()}); upgrade tablectl"
+        )
+    try:
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        # FULL: fsync the WAL at every commit, so an appended event survives power loss.
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.DatabaseError as exc:
+        raise JournalError(f"{path}: cannot set up the journal: {exc}") from exc
+    if str(mode).lower() != "wal":
+        raise JournalError(f"{path}: the file system does not allow WAL mode (got {mode!r})")
+    for target in range(version + 1, schema_version() + 1):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            MIGRATIONS[target](conn)
+            # PRAGMAs cannot take parameters; both values are our own integers.
+            conn.execute(f"PRAGMA user_version = {int(target)}")
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise JournalError(
+                f"{path}: upgrading the journal to schema version {target} failed: {exc}"
+            ) from exc
+        log.info("%s: journal schema at version %d", path, target)
+
+
+def resume(journal: Journal) -> Resumed | None:
+    """Rebuild the game in progress by replaying its events through the rules core.
+
+    Returns None when no game is being played.  A journalled event that the core refuses
+    (which the daemon never writes, but an old bug might have) is logged and skipped,
+    exactly as ``tablectl replay`` lists and skips it.  If the returned state is finished
+    (a crash between the last event and :meth:`Journal.finish_game`), the caller should
+    finish the game now.
+    """
+    game_id = journal.current_game()
+    if game_id is None:
+        return None
+    row = journal.game(game_id)
+    try:
+        rules = load_rules(row.rules)
+    except RulesConfigError as exc:
+        raise JournalError(
+            f"{journal.path}: game {game_id}: cannot load its rules {row.rules!r}: {exc}"
+        ) from exc
+    if rules_digest(rules) != row.rules_digest:
+        # A preset edited or a tablectl upgrade between crash and restart: the replay
+        # might not give the scores the players saw.  Go on, but leave a trace.
+        log.warning(
+            "table %s: game %s: rules %r changed since the game started; resuming anyway",
+            row.table_id,
+            game_id,
+            row.rules,
+        )
+    state = initial_state(rules)
+    for entry in journal.entries(game_id):
+        new_state, effects = step(state, entry.event)
+        refusals = [e for e in effects if isinstance(e, Refusal)]
+        if refusals:
+            log.warning(
+                "table %s: game %s: journalled event #%d %s is refused on replay (%s); skipped",
+                row.table_id,
+                game_id,
+                entry.seq,
+                json.dumps(event_to_json(entry.event)),
+                refusals[0].code,
+            )
+            continue
+        state = new_state
+    log.info("table %s: resumed game %s after %d events", row.table_id, game_id, row.event_count)
+    return Resumed(rules, game_id, state)
+
+
+def export_game(journal: Journal, game_id: str) -> str:
+    """The game as ``tablectl replay`` JSON Lines: a start line naming the preset, then
+    one line per event.  Replaying it gives exactly the game's result."""
+    row = journal.game(game_id)
+    lines = [json.dumps(event_to_json(Start(rules=row.rules)), separators=(",", ":"))]
+    lines.extend(
+        json.dumps(event_to_json(event), ensure_ascii=False, separators=(",", ":"))
+        for event in journal.events(row.game_id)
+    )
+    return "\n".join(lines) + "\n"

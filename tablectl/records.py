@@ -1,0 +1,175 @@
+"""The game records (記録表): every finished game with its final scores and ranking.
+
+Records live in the journal file (the ``records`` table), written by
+:meth:`tablectl.journal.Journal.finish_game` in the same transaction that marks the game
+finished, so a record cannot be lost while its game is marked over.  The table copies the
+table id, preset and seat names so that records stay readable if old events are ever pruned.
+
+This module reads them back and writes them out for people (:func:`format_table`) and for
+spreadsheets and scripts (:func:`to_csv`, :func:`to_json`).  Dates are ISO 8601 with the
+UTC offset, in the local time zone unless ``tz`` is given.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from typing import Any
+
+from tablectl.journal import Journal, JournalError
+
+#: Seats in the CSV: four columns each for names, scores, ranks and result points; a
+#: three-player game leaves the fourth empty so every row has the same columns.
+CSV_SEATS = 4
+CSV_HEADER = (
+    ["date", "table", "preset", "game"]
+    + [f"seat{i}" for i in range(CSV_SEATS)]
+    + [f"score{i}" for i in range(CSV_SEATS)]
+    + [f"rank{i}" for i in range(CSV_SEATS)]
+    + [f"result{i}" for i in range(CSV_SEATS)]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One finished game.
+
+    ``ranking`` lists seats best first (as the rules core's ``Final.ranking``);
+    :attr:`ranks` gives each seat's place instead.  ``result`` holds the result points
+    (uma/oka, in thousands) per seat, or is empty when the rules have none.
+    """
+
+    game_id: str
+    table_id: str
+    preset: str
+    seats: tuple[str, ...] | None
+    started_at: float
+    finished_at: float
+    scores: tuple[int, ...]
+    ranking: tuple[int, ...]
+    result: tuple[float, ...]
+    reason: str
+
+    @property
+    def players(self) -> int:
+        """Number of seats in the game."""
+        return len(self.scores)
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        """Each seat's final place, 1 for the top."""
+        places = [0] * self.players
+        for place, seat in enumerate(self.ranking, start=1):
+            places[seat] = place
+        return tuple(places)
+
+    def date(self, tz: tzinfo | None = None) -> str:
+        """When the game finished, ISO 8601 to the second with the UTC offset."""
+        when = datetime.fromtimestamp(self.finished_at, tz)
+        if tz is None:
+            when = when.astimezone()  # attach the local offset so the text is unambiguous
+        return when.isoformat(timespec="seconds")
+
+    def as_dict(self, tz: tzinfo | None = None) -> dict[str, Any]:
+        """JSON-ready form (the objects of :func:`to_json`)."""
+        return {
+            "date": self.date(tz),
+            "table": self.table_id,
+            "preset": self.preset,
+            "game": self.game_id,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "seats": None if self.seats is None else list(self.seats),
+            "scores": list(self.scores),
+            "ranking": list(self.ranking),
+            "ranks": list(self.ranks),
+            "result": list(self.result) if self.result else None,
+            "reason": self.reason,
+        }
+
+
+def _since_seconds(since: float | datetime | None) -> float:
+    if since is None:
+        return float("-inf")
+    if isinstance(since, datetime):
+        return since.timestamp()
+    return float(since)
+
+
+def list_records(journal: Journal, since: float | datetime | None = None) -> list[Record]:
+    """The finished games, oldest first; ``since`` (epoch seconds or a datetime) keeps
+    those that finished at or after it."""
+    rows = journal.query(
+        "SELECT game_id, table_id, rules, seats, started_at, finished_at, final FROM records"
+        " WHERE finished_at >= ? ORDER BY finished_at, rowid",
+        (_since_seconds(since),),
+    )
+    out = []
+    for game_id, table_id, rules, seats, started_at, finished_at, final_text in rows:
+        try:
+            final = json.loads(final_text)
+            record = Record(
+                game_id=game_id,
+                table_id=table_id,
+                preset=rules,
+                seats=None if seats is None else tuple(json.loads(seats)),
+                started_at=started_at,
+                finished_at=finished_at,
+                scores=tuple(final["scores"]),
+                ranking=tuple(final["ranking"]),
+                result=tuple(final.get("result") or ()),
+                reason=str(final.get("reason", "")),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise JournalError(f"{journal.path}: record of game {game_id} is unreadable") from exc
+        out.append(record)
+    return out
+
+
+def _cells(values: Sequence[Any]) -> list[str]:
+    padded = [str(v) for v in values[:CSV_SEATS]]
+    return padded + [""] * (CSV_SEATS - len(padded))
+
+
+def to_csv(records: Sequence[Record], tz: tzinfo | None = None) -> str:
+    """CSV with :data:`CSV_HEADER`: one row per game, seat columns by seat number."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_HEADER)
+    for rec in records:
+        writer.writerow(
+            [rec.date(tz), rec.table_id, rec.preset, rec.game_id]
+            + _cells(rec.seats or ())
+            + _cells(rec.scores)
+            + _cells(rec.ranks)
+            + _cells([f"{r:.1f}" for r in rec.result])
+        )
+    return buffer.getvalue()
+
+
+def to_json(records: Sequence[Record], tz: tzinfo | None = None) -> str:
+    """A JSON array of :meth:`Record.as_dict` objects."""
+    return json.dumps([r.as_dict(tz) for r in records], ensure_ascii=False, indent=2) + "\n"
+
+
+def format_table(records: Sequence[Record], tz: tzinfo | None = None) -> str:
+    """A readable table for the terminal: one line per game, seats in seat order with
+    their score and place."""
+    if not records:
+        return "no finished games\n"
+    lines = []
+    for rec in records:
+        names = rec.seats or tuple(f"seat {i}" for i in range(rec.players))
+        seats = []
+        for seat in range(rec.players):
+            extra = f" {rec.result[seat]:+.1f}" if rec.result else ""
+            seats.append(f"{names[seat]} {rec.scores[seat]} #{rec.ranks[seat]}{extra}")
+        date = rec.date(tz)[:16].replace("T", " ")
+        lines.append(
+            f"{date}  {rec.table_id:<8} {rec.preset:<10} {rec.game_id[:8]}  " + " | ".join(seats)
+        )
+    return "\n".join(lines) + "\n"

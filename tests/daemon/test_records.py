@@ -1,0 +1,183 @@
+"""Game records: finished games with their final scores and ranking, and CSV/JSON exports
+that parse back."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from tablectl.journal import Journal
+from tablectl.records import CSV_HEADER, Record, format_table, list_records, to_csv, to_json
+from tablectl.rules.core import step
+from tablectl.rules.events import Riichi, parse_event
+from tablectl.rules.loader import load_rules
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.state import Final, initial_state
+from tests.helpers import random_event
+
+T0 = 1_714_500_000.0  # 2024-04-30T18:00:00Z
+JST = timezone(timedelta(hours=9))
+
+
+def play_to_the_end(
+    journal: Journal, preset: str, seed: int, seats: list[str] | None, start: float
+) -> tuple[str, Final]:
+    """Play a random game through the core, journalling it as the daemon does."""
+    rules = load_rules(preset)
+    rng = random.Random(seed)
+    game_id = journal.start_game("table-1", preset, seats, start)
+    state = initial_state(rules)
+    now = start
+    while not state.finished:
+        event = parse_event(random_event(rng, rules))
+        new_state, effects = step(state, event)
+        if any(isinstance(e, Refusal) for e in effects):
+            continue
+        state = new_state
+        now += 60
+        journal.append(game_id, event, now, final=state.final.as_dict() if state.final else None)
+    assert state.final is not None
+    return game_id, state.final
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Iterator[Journal]:
+    """An empty journal in the test's own folder."""
+    with Journal.open(tmp_path / "j.sqlite3") as j:
+        yield j
+
+
+GAMES = [
+    ("kenko", ["Aoi", "Ben", "Chie", "Dai"]),
+    ("mleague", ["東", "南", "西", "北"]),
+    ("jboy-sanma", None),
+]
+
+
+def fill(journal: Journal) -> list[tuple[str, str, list[str] | None, Final, float]]:
+    """Three finished games (4p plain, 4p with uma, 3p), one abandoned and one still being
+    played; returns (game id, preset, seats, final, finished_at) of the finished ones."""
+    out = []
+    start = T0
+    for seed, (preset, seats) in enumerate(GAMES):
+        game_id, final = play_to_the_end(journal, preset, seed, seats, start)
+        finished_at = journal.games()[-1].ended_at
+        assert finished_at is not None
+        out.append((game_id, preset, seats, final, finished_at))
+        start = finished_at + 3600
+    abandoned = journal.start_game("table-1", "kenko", None, start)
+    journal.append(abandoned, Riichi(seat=0), start + 1)
+    journal.abandon_game(abandoned, start + 2)
+    journal.start_game("table-1", "kenko", None, start + 10)
+    return out
+
+
+def test_finished_games_are_recorded_with_final_scores_and_ranking(journal: Journal) -> None:
+    played = fill(journal)
+    records = list_records(journal)
+    assert [r.game_id for r in records] == [p[0] for p in played]
+    for rec, (_, preset, seats, final, finished_at) in zip(records, played, strict=True):
+        assert rec.preset == preset and rec.table_id == "table-1"
+        assert rec.seats == (None if seats is None else tuple(seats))
+        assert rec.scores == final.scores
+        assert rec.ranking == final.ranking
+        assert rec.result == final.result
+        assert rec.reason == final.reason
+        assert rec.finished_at == finished_at
+        # ranks: the place of each seat; the top seat has the highest score.
+        assert sorted(rec.ranks) == list(range(1, rec.players + 1))
+        top = rec.ranks.index(1)
+        assert rec.scores[top] == max(rec.scores)
+    assert records[1].result, "mleague has uma and oka: result points are recorded"
+    assert records[2].players == 3
+
+
+def test_since_keeps_later_games(journal: Journal) -> None:
+    played = fill(journal)
+    cut = played[1][4]
+    assert [r.game_id for r in list_records(journal, since=cut)] == [p[0] for p in played[1:]]
+    later = datetime.fromtimestamp(cut + 1, UTC)
+    assert [r.game_id for r in list_records(journal, since=later)] == [played[2][0]]
+
+
+def test_csv_parses_back(journal: Journal) -> None:
+    fill(journal)
+    records = list_records(journal)
+    text = to_csv(records, tz=JST)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == CSV_HEADER
+    expected = "date,table,preset,game,seat0,seat1,seat2,seat3,score0,score1,score2,score3"
+    assert CSV_HEADER[:16] == [*expected.split(","), "rank0", "rank1", "rank2", "rank3"]
+    for row, rec in zip(rows, records, strict=True):
+        assert datetime.fromisoformat(row["date"]).timestamp() == int(rec.finished_at)
+        assert row["date"].endswith("+09:00")
+        assert row["game"] == rec.game_id and row["preset"] == rec.preset
+        assert [int(row[f"score{i}"]) for i in range(rec.players)] == list(rec.scores)
+        assert [int(row[f"rank{i}"]) for i in range(rec.players)] == list(rec.ranks)
+        names = [row[f"seat{i}"] for i in range(4)]
+        assert names == list(rec.seats or ()) + [""] * (4 - len(rec.seats or ()))
+        if rec.result:
+            assert [float(row[f"result{i}"]) for i in range(rec.players)] == list(rec.result)
+    sanma = rows[2]
+    assert sanma["score3"] == sanma["rank3"] == sanma["seat3"] == ""
+
+
+def test_json_parses_back(journal: Journal) -> None:
+    fill(journal)
+    records = list_records(journal)
+    data = json.loads(to_json(records, tz=UTC))
+    assert len(data) == 3
+    for obj, rec in zip(data, records, strict=True):
+        assert obj["game"] == rec.game_id
+        assert obj["scores"] == list(rec.scores)
+        assert obj["ranking"] == list(rec.ranking)
+        assert obj["ranks"] == list(rec.ranks)
+        assert obj["date"] == datetime.fromtimestamp(rec.finished_at, UTC).isoformat(
+            timespec="seconds"
+        )
+    assert data[1]["seats"] == ["東", "南", "西", "北"]
+    assert data[0]["result"] is None and data[1]["result"] == list(records[1].result)
+
+
+def test_readable_table(journal: Journal) -> None:
+    fill(journal)
+    text = format_table(list_records(journal), tz=UTC)
+    lines = text.splitlines()
+    assert len(lines) == 3
+    assert "Aoi" in lines[0] and "#1" in lines[0] and "kenko" in lines[0]
+    assert "seat 2" in lines[2]
+    assert format_table([]) == "no finished games\n"
+
+
+def test_a_record_needs_a_finish(journal: Journal) -> None:
+    game_id = journal.start_game("table-1", "kenko", None, T0)
+    assert list_records(journal) == []
+    with pytest.raises(ValueError, match="scores"):
+        journal.finish_game(game_id, {"scores": "lots", "ranking": [0]}, T0 + 1)
+    assert list_records(journal) == [] and journal.current_game() == game_id
+    journal.finish_game(
+        game_id,
+        {"scores": [30000, 20000, 25000, 25000], "ranking": [0, 2, 3, 1], "reason": "stop"},
+        T0 + 2,
+    )
+    (rec,) = list_records(journal)
+    assert rec == Record(
+        game_id=game_id,
+        table_id="table-1",
+        preset="kenko",
+        seats=None,
+        started_at=T0,
+        finished_at=T0 + 2,
+        scores=(30000, 20000, 25000, 25000),
+        ranking=(0, 2, 3, 1),
+        result=(),
+        reason="stop",
+    )
+    assert rec.ranks == (1, 4, 2, 3)
