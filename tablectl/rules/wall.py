@@ -1178,3 +1178,12 @@ def render_wall(rules: WallRules, state: WallState) -> str:
             lines.append(f"{tag}{stacks} {name} " + "".join(cells).rstrip())
     lines.append(LEGEND)
     return "\n".join(lines)
+
+
+def next_position(rules: WallRules, state: WallState, seat: int) -> int | None:
+    """The position ``seat``'s next take would come from (a deal block's first tile), or
+    None when that take would be refused.  Simulated players and tests use it."""
+    after = wall_step(rules, state, Take(seat=seat))
+    if isinstance(after, Refusal):
+        return None
+    return after.taken[len(state.taken)]

@@ -1,0 +1,103 @@
+"""The table's phase machine: where the table stands in its cycle of hands.
+
+A hierarchical, asynchronous, queued ``transitions`` machine.  The rules core decides
+what is legal; this machine only says which inputs the daemon is waiting for (walls,
+dice, takes, win entry, confirmations) and remembers where a hand stood when the link
+drops or the table reports a fault, so the daemon can go back exactly there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from transitions.extensions.asyncio import HierarchicalAsyncMachine
+from transitions.extensions.factory import HierarchicalAsyncGraphMachine
+
+TABLE_PHASES: list[Any] = [
+    "idle",
+    "shuffling",
+    "walls_up",
+    "dice",
+    "dealing",
+    {"name": "playing", "children": ["turn", "claim"], "initial": "turn"},
+    "result_entry",
+    "settlement",
+    "game_over",
+]
+
+STATES: list[Any] = [
+    "offline",
+    "handshake",
+    "fault",
+    {"name": "table", "children": TABLE_PHASES, "initial": "idle"},
+]
+
+# (trigger, source, destination)
+TRANSITIONS: list[tuple[str, str | list[str], str]] = [
+    ("link_up", "offline", "handshake"),
+    ("hello_ok", "handshake", "table"),
+    ("link_lost", ["handshake", "table", "fault"], "offline"),
+    ("table_fault", "table", "fault"),
+    ("shuffle", ["table_idle", "table_shuffling", "table_walls_up"], "table_shuffling"),
+    ("walls_ready", "table_shuffling", "table_walls_up"),
+    ("roll", "table_walls_up", "table_dice"),
+    ("dice_rolled", "table_dice", "table_dealing"),
+    ("dealt", "table_dealing", "table_playing"),
+    ("claim_opened", "table_playing_turn", "table_playing_claim"),
+    ("claim_closed", "table_playing_claim", "table_playing_turn"),
+    ("enter_result", ["table_playing", "table_dealing"], "table_result_entry"),
+    ("entry_cancelled", "table_result_entry", "table_playing"),
+    (
+        "hand_over",
+        ["table_playing", "table_dealing", "table_result_entry", "table_walls_up", "table_dice"],
+        "table_settlement",
+    ),
+    ("next_hand", "table_settlement", "table_idle"),
+    ("game_ended", "table_settlement", "table_game_over"),
+    ("new_game", "table_game_over", "table_idle"),
+]
+
+
+class PhaseModel:
+    """The object the machine drives; ``state`` is the current phase name."""
+
+    state: str
+
+
+def build_machine(model: Any, *, initial: str = "offline", graph: bool = False) -> Any:
+    """A machine for ``model`` (its ``state`` starts at ``initial``).
+
+    ``auto_transitions`` gives ``to_<phase>`` triggers, which the daemon uses to return to
+    the exact phase a hand stood in after a fault or a reconnect.
+    """
+    cls = HierarchicalAsyncGraphMachine if graph else HierarchicalAsyncMachine
+    kwargs: dict[str, Any] = {"graph_engine": "mermaid"} if graph else {}
+    return cls(
+        model=model,
+        states=STATES,
+        transitions=[{"trigger": t, "source": s, "dest": d} for t, s, d in TRANSITIONS],
+        initial=initial,
+        queued=True,
+        auto_transitions=True,
+        send_event=False,
+        **kwargs,
+    )
+
+
+def mermaid() -> str:
+    """The machine as a mermaid state diagram (``tablectl diagram``)."""
+    model = PhaseModel()
+    machine = build_machine(model, graph=True)
+    text: str = machine.get_graph().draw(None)
+    return text
+
+
+PHASE_NAMES = (
+    "offline",
+    "handshake",
+    "fault",
+    *(f"table_{p}" for p in ("idle", "shuffling", "walls_up", "dice", "dealing")),
+    "table_playing_turn",
+    "table_playing_claim",
+    *(f"table_{p}" for p in ("result_entry", "settlement", "game_over")),
+)

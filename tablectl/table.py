@@ -1,0 +1,992 @@
+"""The table controller: the hand cycle, seat console flows and displays.
+
+:class:`Table` turns what the table reports (wall status, dice, takes, key presses,
+trays, faults) into rules events, feeds them to the pure rules core, and turns the
+result into display, lamp and motor commands.  It owns no I/O itself: commands go out
+through ``post``, accepted events through the ``recorder`` (the journal) *before* any
+command that depends on them, and live state through the optional ``publisher``.
+The key flows and prompts are specified in docs/console.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from firmware_bridge import messages as m
+from tablectl.phases import build_machine
+from tablectl.rules import events as ev
+from tablectl.rules import walltrack
+from tablectl.rules.core import step
+from tablectl.rules.options import HouseRules
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.state import (
+    DeadHand,
+    Final,
+    GameOver,
+    GameState,
+    HandSettled,
+    StopOffered,
+    initial_state,
+)
+
+log = logging.getLogger(__name__)
+
+#: Seconds the other seats have to join a ron; the window closes early once all answered.
+CLAIM_WINDOW_S = 3.0
+LINE = 20
+ABORT_MENU: dict[int, ev.AbortReason] = {
+    1: "nine_terminals",
+    2: "four_winds",
+    3: "four_riichi",
+    4: "four_kans",
+}
+#: Phases in which a hand is under way and can end (abort, chombo, a result).
+ABORT_LABELS = {1: "9 TERMINALS", 2: "4 WINDS", 3: "4 RIICHI", 4: "4 KANS"}
+HAND_PHASES = (
+    "table_walls_up",
+    "table_dice",
+    "table_dealing",
+    "table_playing",
+    "table_result_entry",
+)
+
+
+class Recorder(Protocol):
+    """Where accepted events go before their effects are shown (the journal)."""
+
+    def game_started(self, rules: HouseRules) -> None:
+        """A new game begins."""
+
+    def event_accepted(self, event: ev.Event, state: GameState) -> None:
+        """``event`` was accepted and led to ``state``; must be durable on return."""
+
+
+class Publisher(Protocol):
+    """Live state for the parlor (MQTT); calls must not block."""
+
+    def publish_state(self, state: dict[str, Any]) -> None:
+        """The table's state changed."""
+
+    def publish_event(self, event: dict[str, Any]) -> None:
+        """An event was accepted."""
+
+    def publish_game(self, result: dict[str, Any]) -> None:
+        """A game finished."""
+
+
+@dataclass
+class SeatConsole:
+    """What one seat's console is doing: a prompt being answered, its page, its message."""
+
+    prompt: str = ""
+    typed: str = ""
+    message: str = ""
+    page: int = 0
+    choice: int | None = None
+    last_game: bool = False
+
+
+@dataclass
+class WinEntry:
+    """One winner's han/fu entry."""
+
+    seat: int
+    han: int = 0
+    fu: int | None = None
+    yakuman: int = 0
+    pao: int | None = None
+    done: bool = False
+
+
+@dataclass
+class Pending:
+    """A multi-seat interaction under way: a claim window, a win entry, a draw, a confirm."""
+
+    kind: str
+    discarders: tuple[int, ...] = ()
+    seats: list[int] = field(default_factory=list)
+    answered: set[int] = field(default_factory=set)
+    entries: dict[int, WinEntry] = field(default_factory=dict)
+    tenpai: set[int] = field(default_factory=set)
+    nagashi: set[int] = field(default_factory=set)
+    call_kind: str = ""
+
+
+def _fit(text: str) -> str:
+    return text[:LINE]
+
+
+def _signed(points: int) -> str:
+    return f"{points:+d}" if points else "0"
+
+
+class Table:
+    """The controller of one table.  Construct, then ``await start()``; feed it messages."""
+
+    def __init__(
+        self,
+        rules: HouseRules,
+        *,
+        post: Callable[[m.Message], None],
+        recorder: Recorder | None = None,
+        publisher: Publisher | None = None,
+        now: Callable[[], float],
+        table_id: str = "table",
+        state: GameState | None = None,
+        claim_window_s: float = CLAIM_WINDOW_S,
+        new_games: bool = True,
+    ) -> None:
+        self.rules = rules
+        self.players = rules.players
+        self.state = state if state is not None else initial_state(rules)
+        self.post_command = post
+        self.recorder = recorder
+        self.publisher = publisher
+        self.now = now
+        self.table_id = table_id
+        self.claim_window_s = claim_window_s
+        self.new_games = new_games
+        self.consoles = [SeatConsole() for _ in range(self.players)]
+        self.pending: Pending | None = None
+        self.walls_done: set[int] = set()
+        self.faults: set[m.FaultCode] = set()
+        self.resume_phase = "table_idle" if self.state.wall is None else "table_playing_turn"
+        self.sent: dict[tuple[str, int], m.Message] = {}
+        self.claim_deadline: float | None = None
+        self.clock_started: float | None = None
+        self.games_finished = 0
+        self.finals: list[Final] = []
+        self.tray_mismatch: dict[int, int] = {}
+        self.game_started = state is not None and not self.state.finished
+        self.state_model: Any = type("PhaseHolder", (), {})()
+        self.machine = build_machine(self.state_model)
+
+    # ------------------------------------------------------------------ phase helpers
+
+    @property
+    def phase(self) -> str:
+        """The current phase name (``table_playing_turn`` ...)."""
+        return str(self.state_model.state)
+
+    async def _to(self, phase: str) -> None:
+        await getattr(self.state_model, f"to_{phase}")()
+
+    async def _trigger(self, name: str) -> None:
+        await self.state_model.trigger(name)
+
+    # ------------------------------------------------------------------ link lifecycle
+
+    async def link_up(self, *, rebooted: bool) -> None:
+        """The link (re)connected and the hello was accepted: resume where the hand stood."""
+        if self.phase != "offline":
+            await self._to("offline")
+        await self._trigger("link_up")
+        await self._trigger("hello_ok")
+        self.sent.clear()  # re-send every display: the table may have rebooted
+        target = self.resume_phase
+        if target in ("table_shuffling", "table_walls_up", "table_idle") or (
+            rebooted and target == "table_dice"
+        ):
+            target = "table_idle"
+        await self._to(target)
+        if self.phase == "table_idle":
+            await self._start_hand()
+        self.refresh()
+
+    async def link_lost(self) -> None:
+        """The link dropped: remember the phase so that a reconnect resumes there."""
+        if self.phase.startswith("table_"):
+            self.resume_phase = self.phase
+        if self.phase != "offline":
+            await self._to("offline")
+
+    # ------------------------------------------------------------------ inputs
+
+    async def handle(self, msg: m.Message) -> None:
+        """One event from the table."""
+        match msg:
+            case m.KeyPress(seat=seat, key=key):
+                if 0 <= seat < self.players:
+                    await self._key(seat, key)
+            case m.WallTake(seat=seat, position=pos):
+                await self._take(seat, pos)
+            case m.DiceResult(die1=a, die2=b):
+                await self._dice(a, b)
+            case m.WallStatus(wall=wall, state=wstate):
+                await self._wall_status(wall, wstate)
+            case m.TrayTotals(totals=totals):
+                self._trays(totals)
+            case m.Fault(code=code, text=text):
+                await self._fault(code, text)
+            case _:
+                log.debug("[%s] ignored %s", self.table_id, type(msg).__name__)
+        self.refresh()
+
+    async def tick(self) -> None:
+        """Called about once a second: the claim window and the game clock."""
+        if self.claim_deadline is not None and self.now() >= self.claim_deadline:
+            await self._close_claim()
+        if self._clock_ran_out():
+            self._apply(ev.TimeUp())
+        self.refresh()
+
+    def _clock_ran_out(self) -> bool:
+        limit = self.rules.game.time_limit_minutes
+        if limit is None or self.clock_started is None:
+            return False
+        state = self.state
+        return (
+            not state.last_hand
+            and not state.finished
+            and (self.now() - self.clock_started >= limit * 60)
+        )
+
+    # ------------------------------------------------------------------ applying events
+
+    def _apply(self, *events: ev.Event) -> Refusal | None:
+        """Apply ``events`` together: all are accepted, or nothing changes.
+
+        Each accepted event is recorded (the journal) before anything it causes is sent.
+        """
+        staged: list[tuple[ev.Event, GameState, tuple[Any, ...]]] = []
+        state = self.state
+        for event in events:
+            state, effects = step(state, event)
+            for effect in effects:
+                if isinstance(effect, Refusal):
+                    return effect
+            staged.append((event, state, effects))
+        for event, new_state, effects in staged:
+            if self.recorder is not None:
+                self.recorder.event_accepted(event, new_state)
+            self.state = new_state
+            if self.publisher is not None:
+                self.publisher.publish_event(ev.event_to_json(event))
+                self.publisher.publish_state(self.snapshot())
+            self._effects(effects)
+        return None
+
+    def _effects(self, effects: Sequence[Any]) -> None:
+        for effect in effects:
+            if isinstance(effect, DeadHand):
+                self.consoles[effect.seat].message = "DEAD HAND"
+            elif isinstance(effect, HandSettled):
+                self._hand_settled(effect.record.deltas)
+            elif isinstance(effect, StopOffered):
+                self.consoles[effect.dealer].prompt = "STOP?"
+            elif isinstance(effect, GameOver):
+                self.finals.append(effect.final)
+                if self.publisher is not None:
+                    self.publisher.publish_game(self.game_result(effect.final))
+
+    def _hypothetical(self, *events: ev.Event) -> GameState | Refusal:
+        """The state ``events`` would lead to, without applying them."""
+        state = self.state
+        for event in events:
+            state, effects = step(state, event)
+            if effects and isinstance(effects[0], Refusal):
+                return effects[0]
+        return state
+
+    def _refuse(self, seat: int, refusal: Refusal | str) -> None:
+        text = refusal.message if isinstance(refusal, Refusal) else refusal
+        self.consoles[seat].message = _fit("! " + text)
+        log.info("[%s] seat %d refused: %s", self.table_id, seat, text)
+        self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.BEEP, duration_ms=100))
+
+    def _hand_settled(self, deltas: Sequence[int]) -> None:
+        self.pending = Pending(kind="confirm", seats=list(range(self.players)))
+        for seat, console in enumerate(self.consoles):
+            console.prompt = "CONFIRM"
+            console.typed = ""
+            console.message = _fit(f"{_signed(deltas[seat])} = {self.state.scores[seat]}")
+        if self.state.finished:
+            for console in self.consoles:
+                console.prompt = "GAME OVER"
+            self._show_final()
+        self.tray_mismatch.clear()
+
+    def _show_final(self) -> None:
+        final = self.state.final
+        assert final is not None
+        for seat, console in enumerate(self.consoles):
+            rank = final.ranking.index(seat) + 1
+            console.message = _fit(f"#{rank} {final.scores[seat]}")
+
+    # ------------------------------------------------------------------ hand cycle
+
+    async def _start_hand(self) -> None:
+        if self.state.finished:
+            return
+        if not self.game_started:
+            self.game_started = True
+            self.clock_started = self.now()
+            if self.recorder is not None:
+                self.recorder.game_started(self.rules)
+        elif self.clock_started is None:
+            self.clock_started = self.now()
+        self.walls_done.clear()
+        self.pending = None
+        for console in self.consoles:
+            console.prompt = ""
+            console.typed = ""
+        await self._trigger("shuffle")
+        self.post_command(m.WallCommand(action=m.WallAction.SHUFFLE))
+
+    async def _wall_status(self, wall: int, wstate: m.WallState) -> None:
+        if wstate == m.WallState.TILE_COUNT_ERROR:
+            await self._fault(m.FaultCode.TILE_COUNT, f"wall {wall} tile count")
+            return
+        if wstate == m.WallState.DONE and self.phase == "table_shuffling":
+            self.walls_done.add(wall)
+            if len(self.walls_done) >= self.players:
+                await self._trigger("walls_ready")
+                self.consoles[self.state.dealer].prompt = "ROLL?"
+
+    async def _dice(self, a: int, b: int) -> None:
+        if self.phase != "table_dice":
+            log.warning("[%s] dice %d+%d outside a roll ignored", self.table_id, a, b)
+            return
+        refusal = self._apply(ev.Dice(dice=(a, b)))
+        if refusal is not None:
+            await self._fault(m.FaultCode.DICE, refusal.message)
+            return
+        await self._trigger("dice_rolled")
+
+    async def _take(self, seat: int, pos: int) -> None:
+        if self.phase not in ("table_dealing", "table_playing_turn", "table_playing_claim"):
+            self._refuse(seat, "not now: no hand in play")
+            return
+        if self.phase == "table_playing_claim":
+            await self._close_claim()
+            if self.phase != "table_playing_turn":
+                return
+        refusal = self._apply(*self._implied_discard(actor=seat), ev.Take(seat=seat, pos=pos))
+        if refusal is not None:
+            self._refuse(seat, refusal)
+            return
+        self.consoles[seat].message = ""
+        wall = self.state.wall
+        if self.phase == "table_dealing" and wall is not None and wall.phase != "deal":
+            await self._trigger("dealt")
+
+    def _implied_discard(self, actor: int) -> tuple[ev.Event, ...]:
+        """Discards are not sensed: the seat that drew has discarded once another acts."""
+        wall = self.state.wall
+        if wall is None or wall.phase not in ("discard", "called") or wall.turn == actor:
+            return ()
+        return (ev.Discard(seat=wall.turn),)
+
+    # ------------------------------------------------------------------ keys
+
+    async def _key(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        if console.prompt:
+            await self._prompt_key(seat, key)
+            return
+        if key == m.Key.DIGIT_0:
+            console.page = (console.page + 1) % 3
+        elif key == m.Key.LAST_GAME:
+            console.last_game = not console.last_game
+        elif key == m.Key.STAFF_CALL:
+            console.prompt = "STAFF?"
+        elif not self.phase.startswith("table_playing"):
+            if self.phase != "table_dealing" or key != m.Key.MENU:
+                self._refuse(seat, "not now")
+                return
+            console.prompt = "ABORT?"
+        elif key == m.Key.MENU:
+            console.prompt = "ABORT?"
+        elif key == m.Key.RIICHI:
+            refusal = self._apply(ev.Riichi(seat=seat))
+            if refusal is not None:
+                self._refuse(seat, refusal)
+            else:
+                console.message = "RIICHI"
+        elif key == m.Key.TSUMO:
+            refusal = walltrack.check_tsumo(self.state, seat)
+            if refusal is not None:
+                self._refuse(seat, refusal)
+                return
+            await self._open_entry("tsumo", [seat], ())
+        elif key == m.Key.RON:
+            await self._ron_key(seat)
+        elif key in (m.Key.PON, m.Key.CHI, m.Key.KAN):
+            await self._call_key(seat, key)
+        elif key in (m.Key.TENPAI, m.Key.NOTEN):
+            await self._draw_key(seat, key)
+        else:
+            self._refuse(seat, "not now")
+
+    def _discarder_for_claim(self, seat: int) -> int | str:
+        """Whose discard ``seat`` is claiming, or why there is none."""
+        wall = self.state.wall
+        if wall is None or self.rules.wall.own_walls:
+            return "FROM?"
+        if wall.phase in ("discard", "called") and wall.turn != seat:
+            return wall.turn
+        if wall.phase == "claim" and wall.last_discard is not None:
+            return wall.last_discard
+        if wall.phase == "rinshan" and wall.turn != seat:
+            return wall.turn
+        return "no discard to claim"
+
+    async def _ron_key(self, seat: int) -> None:
+        target = self._discarder_for_claim(seat)
+        if target == "FROM?":
+            self.pending = Pending(kind="from", seats=[seat], call_kind="ron")
+            self.consoles[seat].prompt = "FROM?"
+            return
+        if isinstance(target, str):
+            self._refuse(seat, target)
+            return
+        implied = self._implied_discard(actor=seat)
+        after = self._hypothetical(*implied)
+        refusal = (
+            after if isinstance(after, Refusal) else walltrack.check_ron(after, (target,), (seat,))
+        )
+        if refusal is not None:
+            self._refuse(seat, refusal)
+            return
+        self._apply(*implied)
+        if self.phase == "table_playing_claim" and self.pending and self.pending.kind == "claim":
+            self._join_claim(seat)
+            return
+        others = [s for s in range(self.players) if s not in (seat, target)]
+        self.pending = Pending(kind="claim", discarders=(target,), seats=[seat], answered={seat})
+        for other in others:
+            self.consoles[other].prompt = "RON?"
+        await self._trigger("claim_opened")
+        self.claim_deadline = self.now() + self.claim_window_s
+        if len(self.pending.answered) >= self.players - 1:
+            await self._close_claim()
+
+    def _join_claim(self, seat: int) -> None:
+        assert self.pending is not None
+        if seat not in self.pending.seats:
+            self.pending.seats.append(seat)
+        self.pending.answered.add(seat)
+        self.consoles[seat].prompt = ""
+
+    async def _close_claim(self) -> None:
+        pending = self.pending
+        self.claim_deadline = None
+        if pending is None or pending.kind != "claim":
+            return
+        for console in self.consoles:
+            if console.prompt == "RON?":
+                console.prompt = ""
+        await self._trigger("claim_closed")
+        await self._open_entry("ron", pending.seats, pending.discarders)
+
+    async def _open_entry(self, kind: str, seats: list[int], discarders: tuple[int, ...]) -> None:
+        self.pending = Pending(
+            kind=kind,
+            discarders=discarders,
+            seats=list(seats),
+            entries={s: WinEntry(seat=s) for s in seats},
+        )
+        for seat in seats:
+            self.consoles[seat].prompt = "HAN?"
+            self.consoles[seat].typed = ""
+        await self._trigger("enter_result")
+
+    async def _call_key(self, seat: int, key: m.Key) -> None:
+        wall = self.state.wall
+        if key == m.Key.KAN and wall is not None and wall.phase == "discard" and wall.turn == seat:
+            self.consoles[seat].prompt = "KAN?"
+            return
+        target = self._discarder_for_claim(seat)
+        kind = {m.Key.PON: "pon", m.Key.CHI: "chi", m.Key.KAN: "kan"}[key]
+        if target == "FROM?":
+            self.pending = Pending(kind="from", seats=[seat], call_kind=kind)
+            self.consoles[seat].prompt = "FROM?"
+            return
+        if isinstance(target, str):
+            self._refuse(seat, target)
+            return
+        call = ev.Call(seat=seat, kind=kind, discarder=target)  # type: ignore[arg-type]
+        refusal = self._apply(*self._implied_discard(actor=seat), call)
+        if refusal is not None:
+            self._refuse(seat, refusal)
+
+    async def _draw_key(self, seat: int, key: m.Key) -> None:
+        wall = self.state.wall
+        implied = (
+            () if wall is None else self._implied_discard(actor=(wall.turn + 1) % self.players)
+        )
+        after = self._hypothetical(*implied)
+        refusal = after if isinstance(after, Refusal) else walltrack.check_draw(after)
+        if refusal is not None:
+            self._refuse(seat, refusal)
+            return
+        self._apply(*implied)
+        self.pending = Pending(kind="draw", seats=list(range(self.players)))
+        for console in self.consoles:
+            console.prompt = "TENPAI?"
+        await self._trigger("enter_result")
+        await self._prompt_key(seat, key)
+
+    # ------------------------------------------------------------------ prompts
+
+    async def _prompt_key(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        prompt = console.prompt
+        handler = {
+            "ROLL?": self._roll_prompt,
+            "RON?": self._ron_prompt,
+            "HAN?": self._han_prompt,
+            "FU?": self._fu_prompt,
+            "PAO?": self._pao_prompt,
+            "FROM?": self._from_prompt,
+            "KAN?": self._kan_prompt,
+            "ABORT?": self._abort_prompt,
+            "STAFF?": self._staff_prompt,
+            "SEAT?": self._seat_prompt,
+            "TENPAI?": self._tenpai_prompt,
+            "STOP?": self._stop_prompt,
+            "CONFIRM": self._confirm_prompt,
+            "GAME OVER": self._confirm_prompt,
+            "FAULT": self._fault_prompt,
+        }[prompt]
+        await handler(seat, key)
+
+    async def _roll_prompt(self, seat: int, key: m.Key) -> None:
+        if key == m.Key.OK:
+            self.consoles[seat].prompt = ""
+            await self._trigger("roll")
+            self.post_command(m.DiceRoll())
+
+    async def _ron_prompt(self, seat: int, key: m.Key) -> None:
+        pending = self.pending
+        if pending is None or pending.kind != "claim":
+            self.consoles[seat].prompt = ""
+            return
+        if key == m.Key.RON:
+            refusal = walltrack.check_ron(self.state, pending.discarders, (seat,))
+            if refusal is not None:
+                self._refuse(seat, refusal)
+                return
+            self._join_claim(seat)
+        elif key == m.Key.CANCEL:
+            pending.answered.add(seat)
+            self.consoles[seat].prompt = ""
+        if len(pending.answered) >= self.players - len(pending.discarders):
+            await self._close_claim()
+
+    def _entry(self, seat: int) -> WinEntry | None:
+        if self.pending is None:
+            return None
+        return self.pending.entries.get(seat)
+
+    async def _han_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        entry = self._entry(seat)
+        if entry is None:
+            console.prompt = ""
+            return
+        if key <= m.Key.DIGIT_9 and len(console.typed) < 2 and not entry.yakuman:
+            console.typed += str(int(key))
+        elif key == m.Key.MENU:
+            entry.yakuman = entry.yakuman % 6 + 1
+            console.typed = f"YAKUMAN x{entry.yakuman}"
+        elif key == m.Key.CANCEL:
+            if console.typed:
+                console.typed = ""
+                entry.yakuman = 0
+            else:
+                await self._cancel_entry(seat)
+        elif key == m.Key.OK:
+            if entry.yakuman:
+                entry.han, entry.fu = 0, None
+                if self.rules.scoring.pao:
+                    console.prompt, console.typed = "PAO?", ""
+                    return
+                await self._entry_done(seat)
+                return
+            if not console.typed or int(console.typed) < 1:
+                self._refuse(seat, "enter the han, then OK")
+                return
+            entry.han = int(console.typed)
+            console.typed = ""
+            if self.rules.scoring.table == "standard" and entry.han < 5:
+                console.prompt = "FU?"
+            else:
+                entry.fu = None
+                await self._entry_done(seat)
+
+    async def _fu_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        entry = self._entry(seat)
+        if entry is None:
+            console.prompt = ""
+            return
+        if key <= m.Key.DIGIT_9 and len(console.typed) < 3:
+            console.typed += str(int(key))
+        elif key == m.Key.CANCEL:
+            console.prompt, console.typed = "HAN?", ""
+        elif key == m.Key.OK and console.typed:
+            entry.fu = int(console.typed)
+            console.typed = ""
+            await self._entry_done(seat)
+
+    async def _pao_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        entry = self._entry(seat)
+        if entry is None:
+            console.prompt = ""
+            return
+        if key <= m.Key.DIGIT_9:
+            entry.pao = int(key)
+            console.typed = str(int(key))
+        elif key == m.Key.CANCEL:
+            console.prompt, console.typed = "HAN?", ""
+            entry.yakuman, entry.pao = 0, None
+        elif key == m.Key.OK:
+            console.typed = ""
+            await self._entry_done(seat)
+
+    async def _cancel_entry(self, seat: int) -> None:
+        pending = self.pending
+        assert pending is not None
+        pending.entries.pop(seat, None)
+        if seat in pending.seats:
+            pending.seats.remove(seat)
+        self.consoles[seat].prompt = ""
+        self.consoles[seat].typed = ""
+        if not pending.entries:
+            self.pending = None
+            await self._trigger("entry_cancelled")
+        elif all(e.done for e in pending.entries.values()):
+            await self._submit_win()
+
+    async def _entry_done(self, seat: int) -> None:
+        entry = self._entry(seat)
+        assert entry is not None and self.pending is not None
+        entry.done = True
+        self.consoles[seat].prompt = ""
+        self.consoles[seat].message = "WAIT"
+        if all(e.done for e in self.pending.entries.values()):
+            await self._submit_win()
+
+    async def _submit_win(self) -> None:
+        pending = self.pending
+        assert pending is not None
+        hands = tuple(
+            ev.Hand(seat=e.seat, han=e.han, fu=e.fu, yakuman=e.yakuman, pao=e.pao)
+            for e in (pending.entries[s] for s in pending.seats)
+        )
+        event: ev.Event
+        if pending.kind == "tsumo":
+            event = ev.Tsumo(hand=hands[0])
+        else:
+            event = ev.Ron(discarders=pending.discarders, winners=hands)
+        refusal = self._apply(event)
+        if refusal is None:
+            await self._trigger("hand_over")
+            return
+        # Start the entry over on every winner's console, with the reason shown.
+        for seat, entry in pending.entries.items():
+            pending.entries[seat] = WinEntry(seat=entry.seat)
+            self.consoles[seat].prompt = "HAN?"
+            self.consoles[seat].typed = ""
+            self._refuse(seat, refusal)
+
+    async def _from_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        pending = self.pending
+        if pending is None or pending.kind != "from":
+            console.prompt = ""
+            return
+        if key <= m.Key.DIGIT_9:
+            digit = str(int(key))
+            console.typed = (
+                console.typed.replace(digit, "")
+                if digit in console.typed
+                else (console.typed + digit)
+            )
+        elif key == m.Key.CANCEL:
+            console.prompt, console.typed = "", ""
+            self.pending = None
+        elif key == m.Key.OK and console.typed:
+            discarders = tuple(int(c) for c in console.typed)
+            console.prompt, console.typed = "", ""
+            self.pending = None
+            if pending.call_kind == "ron":
+                bad = walltrack.check_ron(self.state, discarders, (seat,))
+                if bad is not None:
+                    self._refuse(seat, bad)
+                    return
+                await self._open_entry("ron", [seat], discarders)
+            else:
+                call = ev.Call(seat=seat, kind=pending.call_kind, discarder=discarders[0])  # type: ignore[arg-type]
+                refusal = self._apply(call)
+                if refusal is not None:
+                    self._refuse(seat, refusal)
+
+    async def _kan_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        choices: dict[m.Key, ev.Event] = {
+            m.Key.DIGIT_1: ev.Kan(seat=seat, kind="closed"),
+            m.Key.DIGIT_2: ev.Kan(seat=seat, kind="added"),
+            m.Key.DIGIT_3: ev.North(seat=seat),
+        }
+        event = choices.get(key)
+        if key == m.Key.CANCEL:
+            console.prompt = ""
+        elif event is not None:
+            console.prompt = ""
+            refusal = self._apply(event)
+            if refusal is not None:
+                self._refuse(seat, refusal)
+
+    async def _abort_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        if key == m.Key.CANCEL:
+            console.prompt, console.typed, console.choice = "", "", None
+        elif int(key) in ABORT_MENU:
+            console.choice = int(key)
+            console.typed = ABORT_LABELS[int(key)]
+        elif key == m.Key.OK and console.choice is not None:
+            reason = ABORT_MENU[console.choice]
+            console.prompt, console.typed, console.choice = "", "", None
+            refusal = self._apply(ev.Abort(reason=reason))
+            if refusal is not None:
+                self._refuse(seat, refusal)
+            elif self.phase.startswith(HAND_PHASES):
+                await self._trigger("hand_over")
+
+    async def _staff_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        if key == m.Key.DIGIT_0:
+            console.prompt = ""
+            self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.LONG, duration_ms=1000))
+            console.message = "STAFF CALLED"
+        elif key in (m.Key.DIGIT_1, m.Key.DIGIT_2):
+            console.choice = int(key)
+            console.prompt, console.typed = "SEAT?", ""
+        elif key == m.Key.CANCEL:
+            console.prompt = ""
+
+    async def _seat_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        if key <= m.Key.DIGIT_9:
+            console.typed = str(int(key))
+        elif key == m.Key.CANCEL:
+            console.prompt, console.typed, console.choice = "", "", None
+        elif key == m.Key.OK and console.typed:
+            target = int(console.typed)
+            event: ev.Event = (
+                ev.Chombo(seat=target) if console.choice == 1 else ev.FalseCall(seat=target)
+            )
+            console.prompt, console.typed, console.choice = "", "", None
+            refusal = self._apply(event)
+            if refusal is not None:
+                self._refuse(seat, refusal)
+            elif isinstance(event, ev.Chombo) and self.phase.startswith(HAND_PHASES):
+                await self._trigger("hand_over")
+
+    async def _tenpai_prompt(self, seat: int, key: m.Key) -> None:
+        pending = self.pending
+        console = self.consoles[seat]
+        if pending is None or pending.kind != "draw":
+            console.prompt = ""
+            return
+        if key == m.Key.MENU and self.rules.flow.nagashi != "none":
+            pending.nagashi ^= {seat}
+            console.typed = "NAGASHI" if seat in pending.nagashi else ""
+            return
+        if key not in (m.Key.TENPAI, m.Key.NOTEN):
+            return
+        if key == m.Key.TENPAI:
+            pending.tenpai.add(seat)
+        pending.answered.add(seat)
+        console.prompt, console.typed = "", ""
+        console.message = "TENPAI" if key == m.Key.TENPAI else "NOTEN"
+        if len(pending.answered) < self.players:
+            return
+        draw = ev.Draw(tenpai=tuple(sorted(pending.tenpai)), nagashi=tuple(sorted(pending.nagashi)))
+        refusal = self._apply(draw)
+        if refusal is None:
+            await self._trigger("hand_over")
+            return
+        self.pending = Pending(kind="draw", seats=list(range(self.players)))
+        for other in range(self.players):
+            self.consoles[other].prompt = "TENPAI?"
+            self._refuse(other, refusal)
+
+    async def _stop_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        if key == m.Key.OK:
+            refusal = self._apply(ev.Stop())
+            if refusal is not None:
+                self._refuse(seat, refusal)
+                console.prompt = "CONFIRM"
+                return
+            # The game is over: everyone confirms the final result.
+            self.pending = Pending(kind="confirm", seats=list(range(self.players)))
+            for other in self.consoles:
+                other.prompt = "GAME OVER"
+            self._show_final()
+        elif key == m.Key.CANCEL:
+            console.prompt = "CONFIRM"
+            await self._confirm_prompt(seat, m.Key.OK)
+
+    async def _confirm_prompt(self, seat: int, key: m.Key) -> None:
+        pending = self.pending
+        if key != m.Key.OK or pending is None or pending.kind != "confirm":
+            return
+        pending.answered.add(seat)
+        self.consoles[seat].prompt = ""
+        if len(pending.answered) < self.players or any(c.prompt == "STOP?" for c in self.consoles):
+            return
+        self.pending = None
+        for console in self.consoles:
+            console.message = ""
+        if self.state.finished:
+            if self.phase == "table_settlement":
+                await self._trigger("game_ended")
+            self.games_finished += 1
+            if self.new_games:
+                await self._new_game()
+            return
+        await self._trigger("next_hand")
+        await self._start_hand()
+
+    async def _new_game(self) -> None:
+        self.state = initial_state(self.rules)
+        self.game_started = False
+        self.clock_started = None
+        await self._trigger("new_game")
+        await self._start_hand()
+
+    async def _fault_prompt(self, seat: int, key: m.Key) -> None:
+        if key != m.Key.OK:
+            return
+        for code in sorted(self.faults):
+            self.post_command(m.FaultClear(code=code))
+        self.faults.clear()
+        for console in self.consoles:
+            if console.prompt == "FAULT":
+                console.prompt = ""
+                console.message = ""
+        target = self.resume_phase
+        await self._to(target)
+        if target in ("table_shuffling", "table_walls_up", "table_idle"):
+            await self._to("table_idle")
+            await self._start_hand()
+
+    # ------------------------------------------------------------------ faults and trays
+
+    async def _fault(self, code: m.FaultCode, text: str) -> None:
+        if code == m.FaultCode.HOST_SILENT:
+            log.warning("[%s] the table stopped its motors while we were away", self.table_id)
+            self.post_command(m.FaultClear(code=code))
+            if self.phase in ("table_shuffling", "table_walls_up"):
+                await self._to("table_idle")
+                await self._start_hand()
+            return
+        self.faults.add(code)
+        if self.phase.startswith("table_"):
+            self.resume_phase = self.phase
+            await self._trigger("table_fault")
+        for console in self.consoles:
+            console.prompt = "FAULT"
+            console.typed = ""
+            console.message = _fit(text or code.name.replace("_", " ").lower())
+        self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.ALARM, duration_ms=500))
+
+    def _trays(self, totals: Sequence[int]) -> None:
+        if len(totals) != self.players:
+            log.warning("[%s] tray totals for %d seats ignored", self.table_id, len(totals))
+            return
+        expected = self.state.scores
+        self.tray_mismatch = {
+            seat: totals[seat] for seat in range(self.players) if totals[seat] != expected[seat]
+        }
+
+    # ------------------------------------------------------------------ displays
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table's live state as a plain dict (MQTT state payload, tests)."""
+        state = self.state
+        wall = state.wall
+        return {
+            "table": self.table_id,
+            "rules": self.rules.name,
+            "phase": self.phase,
+            "round": state.round_dict(),
+            "dealer": state.dealer,
+            "honba": state.honba,
+            "deposits": state.kyoutaku,
+            "scores": list(state.scores),
+            "riichi": sorted(state.riichi),
+            "tiles_left": wall.live_left if wall is not None else None,
+            "finished": state.finished,
+        }
+
+    def game_result(self, final: Final) -> dict[str, Any]:
+        """A finished game as published and printed by ``tablectl demo --json``."""
+        return {"table": self.table_id, "rules": self.rules.name, "final": final.as_dict()}
+
+    def seat_lines(self, seat: int) -> tuple[str, str]:
+        """The two display lines of ``seat``."""
+        console = self.consoles[seat]
+        state = self.state
+        if console.prompt:
+            line1 = f"{console.prompt} {console.typed}".rstrip()
+            return _fit(line1), _fit(console.message)
+        wind = "ESWN"[(seat - state.dealer) % self.players]
+        score = state.scores[seat]
+        message = console.message
+        if seat in self.tray_mismatch:
+            message = f"! TRAY {self.tray_mismatch[seat]}"
+        if console.page == 1:
+            diffs = " ".join(
+                _signed(score - state.scores[o]) for o in range(self.players) if o != seat
+            )
+            return _fit(f"{wind} DIFF"), _fit(diffs)
+        if console.page == 2:
+            order = sorted(range(self.players), key=lambda s: (-state.scores[s], s))
+            return _fit(f"{wind} RANK {order.index(seat) + 1}/{self.players}"), _fit(str(score))
+        tag = " LAST" if console.last_game else ""
+        return _fit(f"{wind} {score}{tag}"), _fit(message)
+
+    def wanted(self) -> list[m.Message]:
+        """Every display and lamp command describing the table now."""
+        state = self.state
+        out: list[m.Message] = []
+        for seat in range(self.players):
+            line1, line2 = self.seat_lines(seat)
+            out.append(m.SeatDisplay(seat=seat, line1=line1, line2=line2))
+            riichi = seat in state.riichi or seat == state.pending_riichi
+            out.append(m.SeatLamps(seat=seat, dealer=seat == state.dealer, riichi=riichi))
+        wall = state.wall
+        clock = None
+        limit = self.rules.game.time_limit_minutes
+        if limit is not None and self.clock_started is not None:
+            clock = max(0, int(limit * 60 - (self.now() - self.clock_started)))
+        out.append(
+            m.CentreDisplay(
+                round_wind=m.Wind(state.round_index % 4),
+                round_number=state.dealer + 1,
+                honba=min(state.honba, 255),
+                deposits=min(state.kyoutaku // 1000, 255),
+                tiles_left=min(wall.live_left, 136) if wall is not None else 0,
+                clock=clock,
+            )
+        )
+        return out
+
+    def refresh(self, force: bool = False) -> None:
+        """Send the display and lamp commands that changed since they were last sent."""
+        if not self.phase.startswith("table_") and self.phase != "fault":
+            return
+        for msg in self.wanted():
+            slot = (type(msg).__name__, int(getattr(msg, "seat", 0)))
+            if force or self.sent.get(slot) != msg:
+                self.sent[slot] = msg
+                self.post_command(msg)

@@ -1,0 +1,323 @@
+"""The table controller driven directly: console flows, displays, the hand cycle.
+
+No link and no real time: a rig feeds table messages to :class:`Table` and collects the
+commands it posts; the clock is a number the test moves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from firmware_bridge import messages as m
+from tablectl.rules import events as ev
+from tablectl.rules.loader import load_rules
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.state import GameState
+from tablectl.rules.wall import next_position, wall_step
+from tablectl.rules.walltrack import wall_rules
+from tablectl.table import Table
+
+K = m.Key
+
+
+class Rig:
+    """A fake table around one :class:`Table`."""
+
+    def __init__(self, preset: str = "ariari", **kw: Any) -> None:
+        self.rules = load_rules(preset)
+        self.sent: list[Any] = []
+        self.clock = 0.0
+        self.table = Table(self.rules, post=self.sent.append, now=lambda: self.clock, **kw)
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    def lines(self, seat: int) -> tuple[str, str]:
+        for msg in reversed(self.sent):
+            if isinstance(msg, m.SeatDisplay) and msg.seat == seat:
+                return msg.line1, msg.line2
+        raise AssertionError(f"no display sent for seat {seat}")
+
+    def lamps(self, seat: int) -> m.SeatLamps:
+        return next(x for x in reversed(self.sent) if isinstance(x, m.SeatLamps) and x.seat == seat)
+
+    async def up(self) -> None:
+        await self.table.link_up(rebooted=False)
+
+    async def send(self, msg: m.Message) -> None:
+        await self.table.handle(msg)
+
+    async def key(self, seat: int, *keys: K) -> None:
+        for key in keys:
+            await self.send(m.KeyPress(seat=seat, key=key))
+
+    async def type(self, seat: int, text: str) -> None:
+        await self.key(seat, *(K(int(c)) for c in text))
+
+    async def take(self, seat: int) -> None:
+        wall = self.table.state.wall
+        assert wall is not None
+        rules = wall_rules(self.rules)
+        if wall.phase in ("discard", "called") and wall.turn != seat:
+            stepped = wall_step(rules, wall, ev.Discard(seat=wall.turn))
+            assert not isinstance(stepped, Refusal)
+            wall = stepped
+        pos = next_position(rules, wall, seat)
+        assert pos is not None, f"seat {seat} cannot take now"
+        await self.send(m.WallTake(seat=seat, position=pos))
+
+    async def start_hand(self, dice: tuple[int, int] = (3, 4)) -> None:
+        for wall in range(self.players):
+            await self.send(m.WallStatus(wall=wall, state=m.WallState.DONE))
+        dealer = self.table.state.dealer
+        assert self.lines(dealer)[0] == "ROLL?"
+        await self.key(dealer, K.OK)
+        assert isinstance(self.sent[-1], m.DiceRoll) or any(
+            isinstance(x, m.DiceRoll) for x in self.sent[-3:]
+        )
+        await self.send(m.DiceResult(die1=dice[0], die2=dice[1]))
+        wall = self.table.state.wall
+        assert wall is not None
+        while wall.phase == "deal":
+            await self.take(wall.turn)
+            wall = self.table.state.wall
+            assert wall is not None
+        await self.take(dealer)
+
+    async def confirm_all(self) -> None:
+        for seat in range(self.players):
+            await self.key(seat, K.OK)
+
+    @property
+    def state(self) -> GameState:
+        return self.table.state
+
+
+async def test_start_shuffles_and_prompts_the_dealer_to_roll() -> None:
+    rig = Rig()
+    await rig.up()
+    assert m.WallCommand(action=m.WallAction.SHUFFLE) in rig.sent
+    assert rig.table.phase == "table_shuffling"
+    assert rig.lines(0) == ("E 25000", "")
+    assert rig.lamps(0).dealer and not rig.lamps(1).dealer
+    await rig.start_hand()
+    assert rig.table.phase == "table_playing_turn"
+    centre = next(x for x in reversed(rig.sent) if isinstance(x, m.CentreDisplay))
+    assert centre.tiles_left == 136 - 14 - 53 and centre.round_wind == m.Wind.EAST
+
+
+async def test_ron_with_claim_window_entry_and_confirmation() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(1, K.RON)  # seat 0 drew and discarded: seat 1 rons it
+    assert rig.table.phase == "table_playing_claim"
+    assert rig.lines(2)[0] == "RON?" and rig.lines(3)[0] == "RON?"
+    await rig.key(2, K.CANCEL)
+    await rig.key(3, K.CANCEL)
+    assert rig.lines(1)[0] == "HAN?"
+    await rig.type(1, "2")
+    assert rig.lines(1)[0] == "HAN? 2"
+    await rig.key(1, K.OK)
+    await rig.type(1, "30")
+    await rig.key(1, K.OK)
+    assert rig.state.scores == (23000, 27000, 25000, 25000)
+    assert rig.table.phase == "table_settlement"
+    assert rig.lines(0) == ("CONFIRM", "-2000 = 23000")
+    assert rig.lines(1) == ("CONFIRM", "+2000 = 27000")
+    before = len(rig.sent)
+    await rig.confirm_all()
+    assert m.WallCommand(action=m.WallAction.SHUFFLE) in rig.sent[before:]
+    assert rig.state.dealer == 1 and rig.lines(1)[0] == "E 27000"
+
+
+async def test_double_ron_both_enter_their_hands() -> None:
+    rig = Rig("ariari")
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(1, K.RON)
+    await rig.key(3, K.RON)
+    await rig.key(2, K.CANCEL)
+    for seat, han in ((1, "1"), (3, "3")):
+        await rig.type(seat, han)
+        await rig.key(seat, K.OK)
+        await rig.type(seat, "30")
+        await rig.key(seat, K.OK)
+    assert rig.state.scores == (25000 - 1000 - 3900, 26000, 25000, 28900)
+
+
+async def test_refused_entry_shows_the_reason_and_changes_nothing() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(2, K.RON)
+    await rig.key(1, K.CANCEL)
+    await rig.key(3, K.CANCEL)
+    await rig.type(2, "1")
+    await rig.key(2, K.OK)
+    await rig.type(2, "20")
+    await rig.key(2, K.OK)
+    line1, line2 = rig.lines(2)
+    assert line1 == "HAN?" and line2.startswith("! ")
+    assert rig.state.scores == (25000,) * 4 and rig.table.phase == "table_result_entry"
+    await rig.key(2, K.CANCEL)  # give up the win
+    assert rig.table.phase == "table_playing_turn"
+
+
+async def test_take_out_of_turn_is_refused_on_that_seat() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    wall = rig.state.wall
+    assert wall is not None
+    await rig.send(m.WallTake(seat=2, position=wall.order[wall.next_live]))
+    assert rig.lines(2)[1].startswith("! seat 2 took")
+    assert rig.state.wall is wall
+
+
+async def test_riichi_lamp_and_deposit() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.RIICHI)
+    assert rig.lamps(0).riichi
+    assert rig.state.kyoutaku == 0  # taken when the declaration tile passes
+    await rig.take(1)
+    assert rig.state.kyoutaku == 1000 and rig.state.scores[0] == 24000
+
+
+async def test_exhaustive_draw_tenpai_declarations() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    seat = 1
+    while rig.state.wall is not None and rig.state.wall.live_left:
+        await rig.take(seat)
+        seat = (seat + 1) % 4
+    await rig.key(2, K.TENPAI)
+    assert [rig.lines(s)[0] for s in (0, 1, 3)] == ["TENPAI?"] * 3
+    await rig.key(0, K.NOTEN)
+    await rig.key(1, K.NOTEN)
+    await rig.key(3, K.TENPAI)
+    assert rig.state.scores == (23500, 23500, 26500, 26500)
+    assert rig.table.phase == "table_settlement"
+
+
+async def test_draw_declared_too_early_is_refused() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(1, K.NOTEN)
+    assert rig.lines(1)[1].startswith("! ")
+    assert rig.table.phase == "table_playing_turn"
+
+
+async def test_score_pages_difference_and_rank() -> None:
+    rig = Rig()
+    await rig.up()
+    rig.table.state = rig.state.__class__(rules=rig.rules, scores=(30000, 20000, 25000, 25000))
+    await rig.key(1, K.DIGIT_0)
+    assert rig.lines(1) == ("S DIFF", "-10000 -5000 -5000")
+    await rig.key(1, K.DIGIT_0)
+    assert rig.lines(1) == ("S RANK 4/4", "20000")
+    await rig.key(1, K.DIGIT_0)
+    assert rig.lines(1) == ("S 20000", "")
+
+
+async def test_fault_and_resume() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    await rig.send(m.Fault(code=m.FaultCode.MOTOR_STALL, detail=2, text="wall 2 motor"))
+    assert rig.table.phase == "fault"
+    assert rig.lines(3) == ("FAULT", "wall 2 motor")
+    await rig.key(3, K.RON)  # ignored while the fault stands
+    await rig.key(0, K.OK)
+    assert m.FaultClear(code=m.FaultCode.MOTOR_STALL) in rig.sent
+    assert rig.table.phase == "table_playing_turn"
+
+
+async def test_link_lost_and_back_resumes_and_resends_displays() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    await rig.table.link_lost()
+    assert rig.table.phase == "offline"
+    before = len(rig.sent)
+    await rig.table.link_up(rebooted=True)
+    assert rig.table.phase == "table_playing_turn"
+    resent = rig.sent[before:]
+    assert sum(isinstance(x, m.SeatDisplay) for x in resent) == 4
+    assert any(isinstance(x, m.CentreDisplay) for x in resent)
+
+
+async def test_kenko_clock_makes_the_hand_in_progress_the_last() -> None:
+    rig = Rig("kenko")
+    await rig.up()
+    await rig.start_hand()
+    rig.clock = 50 * 60 + 1
+    await rig.table.tick()
+    assert rig.state.last_hand
+    centre = next(x for x in reversed(rig.sent) if isinstance(x, m.CentreDisplay))
+    assert centre.clock == 0
+    await rig.key(0, K.TSUMO)
+    await rig.type(0, "3")
+    await rig.key(0, K.OK)
+    await rig.type(0, "30")
+    await rig.key(0, K.OK)
+    assert rig.state.finished and rig.state.final is not None
+    assert rig.state.final.reason == "time_up"
+    assert rig.lines(2)[0] == "GAME OVER"
+
+
+async def test_tray_mismatch_is_shown() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.send(m.TrayTotals(totals=(25000, 24000, 25000, 25000)))
+    assert rig.lines(1) == ("S 25000", "! TRAY 24000")
+
+
+async def test_events_are_recorded_before_their_displays() -> None:
+    order: list[str] = []
+
+    class Recorder:
+        def game_started(self, rules: Any) -> None:
+            order.append("start")
+
+        def event_accepted(self, event: ev.Event, state: GameState) -> None:
+            order.append(type(event).__name__)
+
+    rig = Rig(recorder=Recorder())
+    rig.table.post_command = lambda msg: (order.append("post"), rig.sent.append(msg))
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.TSUMO)
+    await rig.type(0, "1")
+    await rig.key(0, K.OK)
+    await rig.type(0, "30")
+    del order[:]
+    await rig.key(0, K.OK)
+    assert order[0] == "Tsumo" and order[1:] and set(order[1:]) == {"post"}
+
+
+async def test_abort_from_the_menu() -> None:
+    rig = Rig("ariari")
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(1, K.MENU, K.DIGIT_2, K.OK)  # four winds needs the first go-around
+    assert rig.lines(1)[1].startswith("! ")
+    await rig.key(0, K.MENU, K.DIGIT_1)  # the dealer's first draw: nine terminals
+    assert rig.lines(0)[0] == "ABORT? 9 TERMINALS"
+    await rig.key(0, K.OK)
+    assert rig.table.phase == "table_settlement"
+    assert rig.state.dealer == 1
+
+
+async def test_chombo_via_staff_menu() -> None:
+    rig = Rig("jboy")
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(3, K.STAFF_CALL, K.DIGIT_1, K.DIGIT_2, K.OK)
+    assert rig.state.scores == (28000, 28000, 16000, 28000)
+    assert rig.table.phase == "table_settlement"
