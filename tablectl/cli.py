@@ -234,6 +234,41 @@ def _add_journal_source(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--config", metavar="PATH", help="the daemon's config file: use its journal")
 
 
+@command("diagram")
+def _diagram(args: argparse.Namespace) -> int:
+    from tablectl.phases import mermaid
+
+    print(mermaid())
+    return EXIT_OK
+
+
+@command("run")
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from tablectl.config import ConfigError, load_config
+    from tablectl.daemon import Daemon, install_signal_handlers
+
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    async def main() -> None:
+        daemon = Daemon(config)
+        install_signal_handlers(daemon.stop)
+        await daemon.run()
+
+    asyncio.run(main())
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every sub-command."""
     parser = argparse.ArgumentParser(
@@ -275,6 +310,15 @@ def build_parser() -> argparse.ArgumentParser:
     p_records.add_argument("--since", metavar="DATE", help="games finished on or after DATE")
     p_records.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     p_records.set_defaults(handler="records")
+    p_run = sub.add_parser("run", help="run the table daemon")
+    p_run.add_argument(
+        "--config", default="/etc/tablectl/tablectl.toml", help="the daemon's TOML config file"
+    )
+    p_run.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    p_run.set_defaults(handler="run")
+
+    p_diagram = sub.add_parser("diagram", help="print the table's phase machine (mermaid)")
+    p_diagram.set_defaults(handler="diagram")
     return parser
 
 

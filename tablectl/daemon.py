@@ -1,0 +1,194 @@
+"""``tablectl run``: one table's daemon.
+
+Wires the pieces together: the link to the table (firmware_bridge), the table controller
+(:mod:`tablectl.table`), the journal (written before anything an event causes goes out),
+the optional MQTT publisher, and a tick for claim windows and the game clock.  On start
+the unfinished game in the journal is replayed through the rules core and the table
+resumes where the hand stood.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+from collections.abc import Callable
+from typing import Any
+
+from firmware_bridge import Link, LinkDown, LinkLost, LinkUp, Role, TableRebooted
+from firmware_bridge import messages as m
+from tablectl.config import DaemonConfig
+from tablectl.journal import Journal, resume
+from tablectl.mqtt import TablePublisher
+from tablectl.rules import events as ev
+from tablectl.rules.options import HouseRules
+from tablectl.rules.state import GameState
+from tablectl.table import CLAIM_WINDOW_S, Table
+
+log = logging.getLogger(__name__)
+
+#: How often claim windows and the game clock are checked (a tenth of a human reaction).
+TICK_S = 0.1
+
+
+class JournalRecorder:
+    """Writes every accepted event to the journal; the write is durable when it returns."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        table_id: str,
+        rules_ref: str,
+        seats: tuple[str, ...] | None,
+        *,
+        game_id: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.journal = journal
+        self.table_id = table_id
+        self.rules_ref = rules_ref
+        self.seats = seats
+        self.game_id = game_id
+        self.clock = clock
+
+    def game_started(self, rules: HouseRules) -> None:
+        """Open a new game in the journal."""
+        self.game_id = self.journal.start_game(
+            self.table_id, self.rules_ref, self.seats, self.clock()
+        )
+
+    def event_accepted(self, event: ev.Event, state: GameState) -> None:
+        """Append ``event``; when it ended the game, the record goes in the same write."""
+        if self.game_id is None:
+            raise RuntimeError("an event was accepted before the game was started")
+        final = state.final.as_dict() if state.finished and state.final is not None else None
+        self.journal.append(self.game_id, event, self.clock(), final=final)
+
+
+class Daemon:
+    """One table: link, controller, journal and MQTT, until ``stop`` is set."""
+
+    def __init__(
+        self,
+        config: DaemonConfig,
+        *,
+        claim_window_s: float = CLAIM_WINDOW_S,
+        new_games: bool = True,
+        max_games: int | None = None,
+        on_game: Callable[[Table, dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.claim_window_s = claim_window_s
+        self.new_games = new_games
+        self.max_games = max_games
+        self.on_game = on_game
+        self.stop = asyncio.Event()
+        self.table: Table | None = None
+        self.link: Link | None = None
+        self._lock = asyncio.Lock()
+
+    def _post(self, msg: m.Message) -> None:
+        link = self.link
+        if link is None:
+            return
+        try:
+            link.post(msg)
+        except LinkDown:
+            # Displays are re-sent in full after the reconnect; nothing else to do now.
+            log.debug("[%s] not sent while the link is down: %s", self.config.table_id, msg)
+
+    async def run(self) -> None:
+        """Run until :attr:`stop` is set (or ``max_games`` games have finished)."""
+        config = self.config
+        journal = Journal.open(config.journal)
+        resumed = resume(journal)
+        rules = resumed.rules if resumed is not None else config.house_rules
+        recorder = JournalRecorder(
+            journal,
+            config.table_id,
+            config.rules,
+            config.seat_names,
+            game_id=resumed.game_id if resumed is not None else None,
+        )
+        publisher = (
+            TablePublisher(config.mqtt, config.table_id, rules.players)
+            if config.mqtt is not None
+            else None
+        )
+        self.link = Link(config.device, role=Role.HOST, name=config.table_id)
+        table = Table(
+            rules,
+            post=self._post,
+            recorder=recorder,
+            publisher=publisher,
+            now=time.monotonic,
+            table_id=config.table_id,
+            state=resumed.state if resumed is not None else None,
+            claim_window_s=self.claim_window_s,
+            new_games=self.new_games,
+        )
+        self.table = table
+        if resumed is not None:
+            log.info(
+                "[%s] resuming game %s at %s %d",
+                config.table_id,
+                resumed.game_id,
+                resumed.state.wind,
+                resumed.state.dealer + 1,
+            )
+        tasks: list[asyncio.Task[Any]] = []
+        try:
+            async with self.link:
+                if publisher is not None:
+                    tasks.append(asyncio.create_task(publisher.run()))
+                tasks.append(asyncio.create_task(self._ticker(table)))
+                tasks.append(asyncio.create_task(self._consume(table)))
+                await self.stop.wait()
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if publisher is not None:
+                await publisher.close()
+            journal.close()
+
+    async def _ticker(self, table: Table) -> None:
+        while True:
+            await asyncio.sleep(TICK_S)
+            async with self._lock:
+                await table.tick()
+
+    async def _consume(self, table: Table) -> None:
+        assert self.link is not None
+        finished = 0
+        async for item in self.link.events():
+            async with self._lock:
+                if isinstance(item, LinkUp):
+                    log.info("[%s] table up (rebooted: %s)", self.config.table_id, item.rebooted)
+                    await table.link_up(rebooted=item.rebooted)
+                elif isinstance(item, LinkLost):
+                    log.warning("[%s] link lost: %s", self.config.table_id, item.reason)
+                    await table.link_lost()
+                elif isinstance(item, TableRebooted):
+                    log.warning("[%s] the table rebooted", self.config.table_id)
+                elif isinstance(item, m.Message):
+                    await table.handle(item)
+            while finished < len(table.finals):
+                final = table.finals[finished]
+                finished += 1
+                if self.on_game is not None:
+                    self.on_game(table, table.game_result(final))
+            if self.max_games is not None and table.games_finished >= self.max_games:
+                self.stop.set()
+                return
+
+
+def install_signal_handlers(stop: asyncio.Event) -> None:
+    """SIGTERM and SIGINT end the daemon cleanly (systemd stop, Ctrl-C)."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
