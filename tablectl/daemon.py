@@ -177,6 +177,8 @@ class Daemon:
                     log.warning("[%s] the table rebooted", self.config.table_id)
                 elif isinstance(item, m.Message):
                     await table.handle(item)
+            if self.max_games is not None and len(table.finals) >= self.max_games:
+                table.new_games = False  # the last game: do not open another in the journal
             while finished < len(table.finals):
                 final = table.finals[finished]
                 finished += 1
