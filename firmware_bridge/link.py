@@ -185,6 +185,16 @@ class LinkStats:
         return dataclasses.asdict(self)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Received:
+    """A message from the table on its way to the consumer (host role), with what to ack
+    once the consumer has handled it."""
+
+    msg: Message | None
+    session: int
+    rx_after: int
+
+
 @dataclasses.dataclass(slots=True, eq=False)
 class _Outgoing:
     msg: Message
@@ -262,6 +272,10 @@ class Link:
         self._hello_next: float | None = None
         self._hello_deadline: float | None = None
         self._rx_next = 0
+        # Host role: the sequence number after the last event the consumer has *handled*.
+        # Acks carry this, so an event the daemon received but had not yet handled (and
+        # journalled) when it died is still unacked, and the table resends it.
+        self._rx_handled = 0
         self._ack_pending = False
         self._tx_next = 0
         self._window: collections.deque[_Outgoing] = collections.deque()
@@ -318,6 +332,16 @@ class Link:
             if isinstance(item, BaseException):
                 self._events.put_nowait(item)
                 raise item
+            if isinstance(item, _Received):
+                if item.msg is None:
+                    self._handled(item)
+                    continue
+                try:
+                    yield item.msg
+                finally:
+                    # Back here (or closed) only once the consumer has handled the message.
+                    self._handled(item)
+                continue
             yield typing.cast(LinkEvent, item)
 
     async def send(self, msg: Message) -> None:
@@ -605,7 +629,7 @@ class Link:
     def _ack_fields(self) -> tuple[Flags, int]:
         if self._up:
             self._ack_pending = False
-            return Flags.ACK, self._rx_next
+            return Flags.ACK, self._rx_handled if self.role is Role.HOST else self._rx_next
         return Flags.NONE, 0
 
     def _send_unreliable(self, msg: Message) -> None:
@@ -672,6 +696,14 @@ class Link:
             self._stats.out_of_order_dropped += 1
 
     def _deliver(self, frame: Frame) -> None:
+        msg = self._decode(frame)
+        if self.role is Role.HOST:
+            # Undeliverable frames still pass through the queue so that acks stay in order.
+            self._events.put_nowait(_Received(msg, self._session, self._rx_next))
+        elif msg is not None:
+            self._events.put_nowait(msg)
+
+    def _decode(self, frame: Frame) -> Message | None:
         try:
             msg = decode_message(frame.msg_type, frame.payload)
         except ProtocolError as exc:
@@ -682,14 +714,22 @@ class Link:
             else:
                 self._stats.decode_errors += 1
                 _log.warning("%s: bad payload for type %#04x: %s", self.name, frame.msg_type, exc)
-            return
+            return None
         want = Direction.EVENT if self.role is Role.HOST else Direction.COMMAND
         if msg.DIRECTION is not want:
             self._stats.decode_errors += 1
             _log.warning("%s: %s must not come from the %s", self.name, type(msg).__name__,
                          "table" if self.role is Role.HOST else "host")  # fmt: skip
-            return
-        self._events.put_nowait(msg)
+            return None
+        return msg
+
+    def _handled(self, received: _Received) -> None:
+        """The consumer is done with ``received``: acknowledge it (and all before it)."""
+        if received.session != self._session or not self._up:
+            return  # from an older session: the new one resumed from rx_next already
+        self._rx_handled = received.rx_after
+        self._ack_pending = True
+        self._flush_ack()
 
     def _on_ack(self, ack: int) -> None:
         if self._apply_ack(ack):
@@ -794,6 +834,7 @@ class Link:
         rebooted = old_boot not in (0, reply.boot_id)
         self._last_boot_id = reply.boot_id
         self._rx_next = reply.next_seq
+        self._rx_handled = reply.next_seq
         self._tx_next = 0
         self._retries = 0
         self._rto = RETRANSMIT_TIMEOUT

@@ -175,9 +175,11 @@ async def test_unplug_silence_reconnect_resumes_without_loss_or_duplicates() -> 
     async with sim_links() as (host, device, connector, _):
         host_seen: list[LinkEvent] = []
         first = events(5)
-        for e in first:
-            await device.send(e)
-        assert await collect(host, 5, host_seen) == first
+        # device.send returns once the host has handled the event: consume alongside.
+        got, *_ = await asyncio.gather(
+            collect(host, 5, host_seen), *(device.send(e) for e in first)
+        )
+        assert got == first
         # Pull the cable: silence both ways on the current transport.
         assert connector.current is not None
         connector.current.pause(drop=True)
@@ -350,12 +352,15 @@ async def test_scripted_firmware_peer() -> None:
     host_end, fw = transport_pair()
     host = Link(_once(host_end), role=Role.HOST)
     dec = FrameDecoder()
+    backlog: list[Frame] = []  # frames read together with an earlier match
 
     async def next_frame(msg_type: int) -> Frame:
         while True:
-            for f in dec.feed(await fw.read()):
+            while backlog:
+                f = backlog.pop(0)
                 if f.msg_type == msg_type:
                     return f
+            backlog.extend(dec.feed(await fw.read()))
 
     async with host:
         async with asyncio.timeout(5):

@@ -54,8 +54,9 @@ async def full_exchange(
         async with asyncio.timeout(10):
             reply = await host.wait_up()
             assert isinstance(reply, HelloReply) and reply.boot_id == test_device_info().boot_id
-            await device.send(KeyPress(1, Key.RON))
-            assert await collect(host, 1) == [KeyPress(1, Key.RON)]
+            # device.send returns once the host has handled the event: consume alongside.
+            got, _ = await asyncio.gather(collect(host, 1), device.send(KeyPress(1, Key.RON)))
+            assert got == [KeyPress(1, Key.RON)]
             await host.send(WallCommand(WallAction.SHUFFLE))
             assert await collect(device, 1) == [WallCommand(WallAction.SHUFFLE)]
             evts = [KeyPress(i % 4, Key(i % 10)) for i in range(20)]
