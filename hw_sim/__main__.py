@@ -1,0 +1,213 @@
+"""``python -m hw_sim``: run a simulated table for a daemon to talk to.
+
+See ``python -m hw_sim --help`` and docs/simulator.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import textwrap
+from pathlib import Path
+
+from hw_sim.control import COMMANDS, ControlServer
+from hw_sim.faults import LINE_FAULTS, ONE_SHOT_FAULTS, FaultPlan
+from hw_sim.scenario import ACTIONS, ScenarioError, run_scenario
+from hw_sim.table import SimTable
+from hw_sim.view import live, render_table
+from tablectl.rules.loader import preset_names
+
+DESCRIPTION = """\
+A simulated automatic mahjong table that speaks the table wire protocol (docs/protocol.md):
+walls with motors, dice, four seat consoles, the centre display, point-stick trays, and
+players -- autoplay bots, a JSON Lines scenario, or you through the control interface.
+"""
+
+
+def _wrap(names: tuple[str, ...]) -> str:
+    return textwrap.fill(", ".join(names), width=86, subsequent_indent="  ")
+
+
+EPILOG = f"""\
+endpoints (pick one; the daemon opens the printed URL):
+  --pty              a pseudo-terminal; the daemon opens its /dev/pts/N path as a serial port
+  --tcp PORT         socket://127.0.0.1:PORT (0 = any free port)
+  (usb://VID:PID?backend=loopback and sim://NAME are in-process only: hw_sim.SimTable)
+
+players:
+  --autoplay (default) bots play every seat (--seats 0,2 for some), whole games, seeded:
+  one seed = one reproducible game. --no-autoplay: nobody plays unless --scenario FILE
+  or the control interface. Scenario actions (one JSON object a line):
+  {_wrap(ACTIONS)}
+
+control interface (--control PORT): JSON Lines over TCP on 127.0.0.1, one request a line:
+  {{"cmd": "press", "seat": 1, "key": "RON"}}   {{"cmd": "take", "seat": 0}}   {{"cmd": "state"}}
+  commands: {_wrap(COMMANDS)}
+  client: python -m hw_sim send PORT '{{"cmd": "view"}}'
+
+view: --view redraws the table (consoles, centre, dice, walls with break and dead wall)
+on stdout as it changes.  Everything is described in docs/simulator.md.
+
+faults (--faults SPEC, seeded by --fault-seed):
+  line faults per frame: {", ".join(f"{n}=P" for n in LINE_FAULTS)}
+  one-shot after N table events: {", ".join(f"{n}@N" for n in ONE_SHOT_FAULTS)}
+  (unplug@N:SECONDS, stuck@N:SEAT:KEY, tray@N:SEAT, tilecount@N:WALL); random=K
+
+examples:
+  python -m hw_sim serve --pty --rules mleague --seed 7 --speed 0.2
+  python -m hw_sim serve --tcp 7711 --control 7712 --no-autoplay
+  python -m hw_sim serve --pty --faults drop=0.02,unplug@400:4,tilecount@2 --view
+  python -m hw_sim send 7712 '{{"cmd": "press", "seat": 0, "key": "OK"}}'
+
+presets: {", ".join(preset_names())}
+"""
+
+
+def _seats(text: str) -> set[int]:
+    try:
+        seats = {int(s) for s in text.split(",") if s.strip()}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seats wants seat numbers like 0,2: {text!r}") from None
+    if not seats or any(not 0 <= s <= 3 for s in seats):
+        raise argparse.ArgumentTypeError(f"--seats wants seats 0..3: {text!r}")
+    return seats
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line parser (``serve`` and ``send``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m hw_sim",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser(
+        "serve",
+        help="run a simulated table",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    where = serve.add_mutually_exclusive_group(required=True)
+    where.add_argument("--pty", action="store_true", help="serve on a new pty (path printed)")
+    where.add_argument("--tcp", type=int, metavar="PORT", help="serve socket://127.0.0.1:PORT")
+    serve.add_argument(
+        "--rules", default="ariari", choices=preset_names(), help="house rules preset"
+    )
+    serve.add_argument("--seed", type=int, default=0, help="seed of walls, dice, boot ids, bots")
+    serve.add_argument(
+        "--speed", type=float, default=1.0,
+        help="motor/dice durations x SPEED (1 real time, 0 instant; default 1)",
+    )  # fmt: skip
+    serve.add_argument("--autoplay", action=argparse.BooleanOptionalAction, default=True,
+                       help="bots play (default: yes)")  # fmt: skip
+    serve.add_argument("--seats", type=_seats, help="seats the bots play, e.g. 1,2,3 (default all)")
+    serve.add_argument("--max-games", type=int, help="stop the bots after N games")
+    serve.add_argument("--scenario", type=Path, metavar="FILE", help="run a JSON Lines scenario")
+    serve.add_argument("--control", type=int, metavar="PORT", help="control interface port")
+    serve.add_argument("--faults", default="", metavar="SPEC", help="fault plan (see below)")
+    serve.add_argument("--fault-seed", type=int, default=0, help="seed of the fault plan")
+    serve.add_argument("--tile-reader", action="store_true", help="report tile ids in WallTake")
+    serve.add_argument("--trays", action="store_true", help="point-stick tray sensors")
+    serve.add_argument("--view", action="store_true", help="live terminal view on stdout")
+    serve.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
+    send = sub.add_parser("send", help="send one control request and print the reply")
+    send.add_argument("port", type=int, help="the control interface port")
+    send.add_argument("request", help='a JSON request, e.g. \'{"cmd": "state"}\'')
+    send.add_argument("--host", default="127.0.0.1")
+    return parser
+
+
+async def serve(args: argparse.Namespace) -> int:
+    """Run the table until interrupted (or the bots' games / the scenario are done)."""
+    try:
+        plan = FaultPlan.parse(args.faults, args.fault_seed)
+    except ValueError as exc:
+        print(f"hw_sim: --faults: {exc}", file=sys.stderr)
+        return 2
+    table = SimTable(
+        args.rules,
+        args.seed,
+        speed=args.speed,
+        autoplay=args.autoplay,
+        seats=args.seats,
+        max_games=args.max_games,
+        tile_reader=args.tile_reader,
+        trays=args.trays,
+        faults=plan,
+    )
+    control: ControlServer | None = None
+    view: asyncio.Task[None] | None = None
+    try:
+        if args.pty:
+            path = await table.start_pty()
+            print(f"hw_sim: serial port {path}  (the daemon's [table] device)", flush=True)
+        else:
+            port = await table.start_tcp(args.tcp)
+            print(f"hw_sim: listening on socket://127.0.0.1:{port}", flush=True)
+        if args.control is not None:
+            control = await ControlServer(table, port=args.control).start()
+            print(f"hw_sim: control interface on 127.0.0.1:{control.port}", flush=True)
+        if args.view:
+            view = asyncio.create_task(live(table))
+        if args.scenario is not None:
+            lines = args.scenario.read_text("utf-8").splitlines()
+            count = await run_scenario(table, lines, str(args.scenario))
+            print(f"hw_sim: scenario done ({count} actions)", flush=True)
+        if args.max_games is None or table.bots is None:
+            await asyncio.Event().wait()  # serve until interrupted
+        await table.run()
+        print(f"hw_sim: {table.games_finished} games played", flush=True)
+        return 0
+    except ScenarioError as exc:
+        print(f"hw_sim: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if view is not None:
+            view.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await view
+            print(render_table(table))
+        if control is not None:
+            await control.close()
+        await table.close()
+
+
+async def send(args: argparse.Namespace) -> int:
+    """One control request; prints the reply (the ``text`` of a view as is)."""
+    reader, writer = await asyncio.open_connection(args.host, args.port)
+    try:
+        writer.write(args.request.encode() + b"\n")
+        await writer.drain()
+        reply = json.loads(await reader.readline())
+    finally:
+        writer.close()
+        await writer.wait_closed()
+    if reply.get("ok") and "text" in reply:
+        print(reply["text"], end="")
+    else:
+        print(json.dumps(reply, indent=2))
+    return 0 if reply.get("ok") else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m hw_sim``."""
+    args = build_parser().parse_args(argv)
+    if args.command == "send":
+        return asyncio.run(send(args))
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        return asyncio.run(serve(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
