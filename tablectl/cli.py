@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -242,6 +242,25 @@ def _diagram(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@command("demo")
+def _demo(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from tablectl.demo import run_demo
+
+    if args.games < 1:
+        print("tablectl demo: --games must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    load_rules(args.rules)  # a bad preset fails here with a clear message
+    journal = Path(args.journal) if args.journal else None
+    asyncio.run(
+        run_demo(
+            args.rules, args.seed, args.games, fast=args.fast, as_json=args.json, journal=journal
+        )
+    )
+    return EXIT_OK
+
+
 @command("run")
 def _run(args: argparse.Namespace) -> int:
     import asyncio
@@ -254,6 +273,8 @@ def _run(args: argparse.Namespace) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # transitions logs every state entry at INFO: too chatty for a table's log.
+    logging.getLogger("transitions").setLevel(logging.WARNING)
     try:
         config = load_config(args.config)
     except ConfigError as exc:
@@ -317,6 +338,19 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p_run.set_defaults(handler="run")
 
+    p_demo = sub.add_parser(
+        "demo", help="the simulator and the daemon together, autoplaying games you can watch"
+    )
+    p_demo.add_argument("--rules", default="ariari", help="preset name or rules file")
+    p_demo.add_argument("--seed", type=int, default=1, help="one seed = one reproducible game")
+    p_demo.add_argument("--games", type=int, default=1, help="how many games to play")
+    p_demo.add_argument("--fast", action="store_true", help="no motor time, no pauses")
+    p_demo.add_argument(
+        "--json", action="store_true", help="print each finished game as one JSON line"
+    )
+    p_demo.add_argument("--journal", help="keep the journal in this file (default: temporary)")
+    p_demo.set_defaults(handler="demo")
+
     p_diagram = sub.add_parser("diagram", help="print the table's phase machine (mermaid)")
     p_diagram.set_defaults(handler="diagram")
     return parser
@@ -324,14 +358,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tablectl`` console script."""
-    # Behave like a Unix tool when piped into `head`.
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = build_parser().parse_args(argv)
     try:
         return _COMMANDS[args.handler](args)
     except RulesConfigError as exc:
         print(f"tablectl: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`tablectl rules show kenko | head`): stop quietly, and keep
+        # the interpreter's final flush from failing again on the closed pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

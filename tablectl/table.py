@@ -715,15 +715,22 @@ class Table:
             discarders = tuple(int(c) for c in console.typed)
             console.prompt, console.typed = "", ""
             self.pending = None
+            implied = self._implied_discard(actor=seat)
             if pending.call_kind == "ron":
-                bad = walltrack.check_ron(self.state, discarders, (seat,))
+                after = self._hypothetical(*implied)
+                bad = (
+                    after
+                    if isinstance(after, Refusal)
+                    else walltrack.check_ron(after, discarders, (seat,))
+                )
                 if bad is not None:
                     self._refuse(seat, bad)
                     return
+                self._apply(*implied)
                 await self._open_entry("ron", [seat], discarders)
             else:
                 call = ev.Call(seat=seat, kind=pending.call_kind, discarder=discarders[0])  # type: ignore[arg-type]
-                refusal = self._apply(call)
+                refusal = self._apply(*implied, call)
                 if refusal is not None:
                     self._refuse(seat, refusal)
 
@@ -753,7 +760,14 @@ class Table:
         elif key == m.Key.OK and console.choice is not None:
             reason = ABORT_MENU[console.choice]
             console.prompt, console.typed, console.choice = "", "", None
-            refusal = self._apply(ev.Abort(reason=reason))
+            abort = ev.Abort(reason=reason)
+            refusal = self._apply(abort)
+            wall = self.state.wall
+            if refusal is not None and wall is not None:
+                # Four winds and four kans come after a discard, which is not sensed.
+                implied = self._implied_discard(actor=(wall.turn + 1) % self.players)
+                if implied and self._apply(*implied, abort) is None:
+                    refusal = None
             if refusal is not None:
                 self._refuse(seat, refusal)
             elif self.phase.startswith(HAND_PHASES):
@@ -940,7 +954,8 @@ class Table:
             line1 = f"{console.prompt} {console.typed}".rstrip()
             return _fit(line1), _fit(console.message)
         wind = "ESWN"[(seat - state.dealer) % self.players]
-        score = state.scores[seat]
+        # After the game the final scores (leftover deposits, adjustments) are what count.
+        score = state.final.scores[seat] if state.final is not None else state.scores[seat]
         message = console.message
         if seat in self.tray_mismatch:
             message = f"! TRAY {self.tray_mismatch[seat]}"

@@ -1,0 +1,98 @@
+"""Kill -9: the daemon killed at random points and restarted finishes the same game.
+
+The daemon runs as a real ``tablectl run`` process against the simulated table over TCP
+on loopback.  After each SIGKILL a new daemon replays the journal and resumes; the final
+result must equal an uninterrupted run with the same seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+
+from hw_sim import SimTable
+from tablectl.journal import Journal
+from tablectl.records import list_records
+from tablectl.rules.loader import load_rules
+from tests.e2e.test_daemon_sim import play
+
+PRESET = "jboy"
+SEED = 23
+KILLS = 3
+
+
+async def start_daemon(config: Path, log: Path) -> asyncio.subprocess.Process:
+    handle = log.open("ab")
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tablectl.cli",
+        "run",
+        "--config",
+        str(config),
+        stdout=handle,
+        stderr=handle,
+    )
+
+
+def journal_events(path: Path) -> int:
+    """Events journalled so far (0 while the journal does not exist yet)."""
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as conn:
+            return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+async def wait_for_events(path: Path, count: int) -> None:
+    async with asyncio.timeout(60):
+        # Another process writes the journal: polling is the only way to watch it.
+        while journal_events(path) < count:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+
+
+async def test_daemon_killed_and_restarted_reaches_the_same_result(tmp_path: Path) -> None:
+    _, _, reference = await play(PRESET, SEED, tmp_path / "reference.sqlite3")
+    expected = reference[0]["final"]
+
+    sim = SimTable(load_rules(PRESET), SEED, max_games=1)
+    port = await sim.start_tcp(0)
+    journal = tmp_path / "journal.sqlite3"
+    config = tmp_path / "tablectl.toml"
+    config.write_text(
+        f'[table]\nid = "kill9"\ndevice = "socket://127.0.0.1:{port}"\n'
+        f'rules = "{PRESET}"\njournal = "{journal}"\n'
+    )
+    log = tmp_path / "daemon.log"
+    rng = random.Random(SEED)
+    proc: asyncio.subprocess.Process | None = None
+    try:
+        kill_points = sorted(rng.sample(range(5, 400), KILLS))
+        for point in kill_points:
+            proc = await start_daemon(config, log)
+            await wait_for_events(journal, point)
+            proc.send_signal(signal.SIGKILL)
+            await proc.wait()
+        killed_at = journal_events(journal)
+        assert killed_at >= kill_points[-1]
+        proc = await start_daemon(config, log)
+        async with asyncio.timeout(120):
+            await sim.wait_games(1)
+    finally:
+        if proc is not None and proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            await proc.wait()
+        await sim.close()
+    with Journal.open(journal) as j:
+        records = list_records(j)
+    assert len(records) == 1, log.read_text()[-3000:]
+    got = records[0]
+    assert list(got.scores) == expected["scores"], json.dumps(expected)
+    assert list(got.ranking) == expected["ranking"]
