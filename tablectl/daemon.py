@@ -147,13 +147,15 @@ class Daemon:
                 tasks.append(asyncio.create_task(self._consume(table)))
                 await self.stop.wait()
         finally:
+            if publisher is not None:
+                # First: flush what the parlor has not seen yet (the last game) and say
+                # offline; close() ends the publisher's own task.
+                await publisher.close()
             for task in tasks:
                 task.cancel()
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-            if publisher is not None:
-                await publisher.close()
             journal.close()
 
     async def _ticker(self, table: Table) -> None:

@@ -158,6 +158,7 @@ class TablePublisher:
         # and the FIFO of events and games.
         self._retained: dict[str, bytes] = {}
         self._dirty: dict[str, None] = {}
+        self._retained_turn = False
         self._fifo: collections.deque[_Message] = collections.deque()
         self._inflight: _Message | None = None
         self._queue_limit = QUEUE_LIMIT
@@ -320,8 +321,10 @@ class TablePublisher:
                 )
 
     def _take(self) -> _Message | None:
-        """The next message to send: the FIFO first, then changed retained topics."""
-        if self._fifo:
+        """The next message to send: FIFO messages and changed retained topics take turns,
+        so a steady stream of events cannot hold back the table's state."""
+        self._retained_turn = not self._retained_turn
+        if self._fifo and not (self._retained_turn and self._dirty):
             return self._fifo.popleft()
         if self._dirty:
             topic = next(iter(self._dirty))

@@ -264,7 +264,10 @@ class Table:
                 self.recorder.event_accepted(event, new_state)
             self.state = new_state
             if self.publisher is not None:
-                self.publisher.publish_event(ev.event_to_json(event))
+                # Takes and discards reach the parlor as tiles left in the state, not as
+                # events: a parlor follows scores, and a fast table makes ~70 takes a hand.
+                if not isinstance(event, ev.Dice | ev.Deal | ev.Take | ev.Discard):
+                    self.publisher.publish_event(ev.event_to_json(event))
                 self.publisher.publish_state(self.snapshot())
             self._effects(effects)
         return None

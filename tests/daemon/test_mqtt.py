@@ -206,10 +206,20 @@ def test_queue_coalesces_state_and_drops_oldest_events(monkeypatch: pytest.Monke
     sent = []
     while (message := publisher._take()) is not None:
         sent.append((message.topic, json.loads(message.payload)))
-    assert [t for t, _ in sent[:3]] == ["tablectl/t1/games"] + ["tablectl/t1/events"] * 2
-    assert [p for _, p in sent[:3]] == [{"game": 1}, {"n": 3}, {"n": 4}]
-    assert sent[3] == ("tablectl/t1/state", {**STATE, "honba": 4})  # only the latest state
-    assert sent[4:] == [(f"tablectl/t1/seat/{n}/score", s) for n, s in enumerate(STATE["scores"])]
+    fifo = [(t, p) for t, p in sent if t.endswith(("/games", "/events"))]
+    retained = [(t, p) for t, p in sent if (t, p) not in fifo]
+    assert fifo == [
+        ("tablectl/t1/games", {"game": 1}),
+        ("tablectl/t1/events", {"n": 3}),
+        ("tablectl/t1/events", {"n": 4}),
+    ]
+    assert retained[0] == ("tablectl/t1/state", {**STATE, "honba": 4})  # only the latest state
+    assert retained[1:] == [
+        (f"tablectl/t1/seat/{n}/score", s) for n, s in enumerate(STATE["scores"])
+    ]
+    # The two streams take turns: events cannot hold back the state.
+    assert sent[0][0] == "tablectl/t1/state"
+    assert [t.endswith(("/games", "/events")) for t, _ in sent[:6]] == [False, True] * 3
 
     # With nothing but games queued, the oldest game goes.
     for n in range(4):
