@@ -302,3 +302,24 @@ def load_config(path: str | Path) -> DaemonConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
     return parse_config(source, raw)
+
+
+def config_for(
+    device: str,
+    rules: str,
+    journal: Path,
+    *,
+    table_id: str = "sim",
+    mqtt: MqttSettings | None = None,
+) -> DaemonConfig:
+    """A configuration made in code rather than read from a file (the demo, tests and
+    benchmarks, which run the daemon against a simulated table)."""
+    return DaemonConfig(
+        source=Path("<code>"),
+        table_id=table_id,
+        device=device,
+        rules=rules,
+        house_rules=load_rules(rules),
+        journal=journal,
+        mqtt=mqtt,
+    )

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from tablectl.config import DaemonConfig
+from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.rules.loader import load_rules
 from tablectl.table import Table
@@ -50,14 +50,7 @@ async def run_demo(
         if not fast and sim.bots is not None:
             sim.bots.pace = WATCH_PACE_S
         url = await sim.start_pty()
-        config = DaemonConfig(
-            source=Path("<demo>"),
-            table_id="demo",
-            device=url,
-            rules=rules,
-            house_rules=house,
-            journal=journal_path,
-        )
+        config = config_for(url, rules, journal_path, table_id="demo")
 
         def on_game(table: Table, result: dict[str, Any]) -> None:
             line = {"rules": house.name, "seed": seed, **result}

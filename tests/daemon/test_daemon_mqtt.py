@@ -14,7 +14,7 @@ from typing import Any
 import aiomqtt
 
 from hw_sim import SimTable
-from tablectl.config import DaemonConfig
+from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.mqtt_settings import MqttSettings
 from tablectl.rules.loader import load_rules
@@ -27,14 +27,8 @@ async def test_daemon_publishes_state_scores_and_the_finished_game(
     sim = SimTable(house, 3, max_games=1)
     url = await sim.start_pty()
     settings = MqttSettings(host="127.0.0.1", port=mosquitto.port, topic_prefix="parlor")
-    config = DaemonConfig(
-        source=Path("<test>"),
-        table_id="t9",
-        device=url,
-        rules="sanma-free",
-        house_rules=house,
-        journal=tmp_path / "journal.sqlite3",
-        mqtt=settings,
+    config = config_for(
+        url, "sanma-free", tmp_path / "journal.sqlite3", table_id="t9", mqtt=settings
     )
     games: list[dict[str, Any]] = []
     game_seen = asyncio.Event()

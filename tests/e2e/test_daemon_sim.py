@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from hw_sim import SimTable
-from tablectl.config import DaemonConfig
+from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.journal import Journal, export_game
 from tablectl.replay import replay
@@ -29,14 +29,7 @@ async def play(
     sim = SimTable(house, seed, max_games=games)
     url = await sim.start_pty()
     results: list[dict[str, Any]] = []
-    config = DaemonConfig(
-        source=Path("<test>"),
-        table_id="e2e",
-        device=url,
-        rules=preset,
-        house_rules=house,
-        journal=journal,
-    )
+    config = config_for(url, preset, journal, table_id="e2e")
     daemon = Daemon(
         config,
         claim_window_s=0.05,

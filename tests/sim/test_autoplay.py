@@ -25,7 +25,7 @@ import pytest
 import firmware_bridge.link as link_mod
 from firmware_bridge.messages import CentreDisplay, KeyPress, Message, WallTake
 from hw_sim import SimTable
-from tablectl.config import DaemonConfig
+from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.rules.loader import load_rules, preset_names
 
@@ -86,14 +86,7 @@ async def play(
             url = f"socket://127.0.0.1:{await table.start_tcp()}"
         else:
             url = await table.start_usb(0x1209, 0x7B00 + next(_ids))
-        config = DaemonConfig(
-            source=Path("<test>"),
-            table_id="sim",
-            device=url,
-            rules=rules,
-            house_rules=house,
-            journal=tmp / f"journal-{next(_ids)}.sqlite3",
-        )
+        config = config_for(url, rules, tmp / f"journal-{next(_ids)}.sqlite3")
         daemon = Daemon(
             config,
             claim_window_s=CLAIM_WINDOW_S,
