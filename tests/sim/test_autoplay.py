@@ -42,13 +42,17 @@ def frames(transcript: list[tuple[str, Message]]) -> tuple[list[Message], list[M
     game clock (kenko) shows wall-clock seconds, so clock-only redraws are left out."""
     tx = [m for d, m in transcript if d == "tx"]
     rx: list[Message] = []
+    last_centre: CentreDisplay | None = None
     for d, msg in transcript:
         if d != "rx":
             continue
         if isinstance(msg, CentreDisplay):
             msg = dataclasses.replace(msg, clock=None)  # noqa: PLW2901
-            if rx and rx[-1] == msg:
+            # A clock tick can land between any two frames: drop every redraw that
+            # changes nothing but the clock, not only back-to-back ones.
+            if msg == last_centre:
                 continue
+            last_centre = msg
         rx.append(msg)
     return tx, rx
 
