@@ -367,6 +367,12 @@ class Table:
             await self._close_claim()
             if self.phase != "table_playing_turn":
                 return
+        wall = self.state.wall
+        if wall is not None and wall.taken and (wall.taken[-1], wall.taken_by[-1]) == (pos, seat):
+            # A position is taken once: this is the table resending a take whose ack was
+            # lost when an earlier daemon died right after journalling it.
+            log.info("[%s] seat %d's take of %d again: a resend, ignored", self.table_id, seat, pos)
+            return
         refusal = self._apply(*self._implied_discard(actor=seat), ev.Take(seat=seat, pos=pos))
         if refusal is not None:
             self._refuse(seat, refusal)

@@ -321,3 +321,20 @@ async def test_chombo_via_staff_menu() -> None:
     await rig.key(3, K.STAFF_CALL, K.DIGIT_1, K.DIGIT_2, K.OK)
     assert rig.state.scores == (28000, 28000, 16000, 28000)
     assert rig.table.phase == "table_settlement"
+
+
+async def test_a_resent_take_is_ignored_not_refused() -> None:
+    # After a daemon restart the table may resend the last take (its ack was lost).
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    wall = rig.state.wall
+    assert wall is not None
+    last = m.WallTake(seat=wall.taken_by[-1], position=wall.taken[-1])
+    before = rig.state
+    await rig.send(last)
+    assert rig.state is before
+    assert not rig.lines(last.seat)[1].startswith("! ")
+    # A take of that position by another seat is still refused.
+    await rig.send(m.WallTake(seat=(last.seat + 1) % 4, position=last.position))
+    assert rig.lines((last.seat + 1) % 4)[1].startswith("! ")
