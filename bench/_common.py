@@ -1,0 +1,133 @@
+"""Helpers shared by the end-to-end benchmarks (latency, throughput, footprint, soak).
+
+Not a benchmark itself. The scripts in ``bench/`` import it as ``_common`` (``python
+bench/X.py`` puts ``bench/`` first on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import platform
+import signal
+import sqlite3
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tablectl.rules.loader import preset_names
+
+#: Presets in the order games rotate through them (seed ``s`` plays ``PRESETS[s % 10]``).
+PRESETS: tuple[str, ...] = tuple(preset_names())
+#: 115200 baud, 8N1: ten bit times per byte.
+LINE_BYTES_PER_S = 115200 / 10
+#: Claim window with bots, as ``tablectl demo --fast``.
+FAST_CLAIM_S = 0.05
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def preset_for(seed: int) -> str:
+    """The preset a seeded game plays when presets rotate."""
+    return PRESETS[seed % len(PRESETS)]
+
+
+def summary_us(samples_ns: Sequence[int]) -> dict[str, float]:
+    """p50/p99/max (and mean) in microseconds of nanosecond samples."""
+    us = sorted(s / 1000 for s in samples_ns)
+    if not us:
+        return {"n": 0}
+    qs = statistics.quantiles(us, n=100, method="inclusive") if len(us) > 1 else [us[0]] * 99
+    return {
+        "n": len(us),
+        "p50_us": round(qs[49], 1),
+        "p99_us": round(qs[98], 1),
+        "max_us": round(us[-1], 1),
+        "mean_us": round(statistics.fmean(us), 1),
+    }
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    model = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": model or platform.processor(),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+    }
+
+
+def write_config(folder: Path, device: str, preset: str, journal: Path, table_id: str) -> Path:
+    """A ``tablectl run`` config file for one table."""
+    config = folder / f"{table_id}.toml"
+    config.write_text(
+        f'[table]\nid = "{table_id}"\ndevice = "{device}"\n'
+        f'rules = "{preset}"\njournal = "{journal}"\n'
+    )
+    return config
+
+
+async def start_daemon(config: Path, log: Path) -> asyncio.subprocess.Process:
+    """``tablectl run --config CONFIG`` as a child process (output appended to ``log``)."""
+    with log.open("ab") as handle:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tablectl.cli", "run", "--config", str(config),
+            stdout=handle, stderr=handle,
+        )  # fmt: skip
+
+
+async def stop_daemon(proc: asyncio.subprocess.Process | None, grace_s: float = 10.0) -> None:
+    """SIGTERM (a clean stop), then SIGKILL if it does not end within ``grace_s``."""
+    if proc is None or proc.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        async with asyncio.timeout(grace_s):
+            await proc.wait()
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+
+
+def rss_mb(pid: int) -> float:
+    """Resident set size (VmRSS) of ``pid`` in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far (``/proc/PID/stat``)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+
+
+def journal_hands(path: Path) -> int:
+    """Hands played in a journal: one ``dice`` event starts each hand."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as conn:
+        row = conn.execute('SELECT count(*) FROM events WHERE event LIKE \'{"type":"dice"%\'')
+        return int(row.fetchone()[0])
+
+
+def rounded(value: Any, digits: int = 3) -> Any:
+    """Round floats inside nested dicts/lists for printing."""
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, dict):
+        return {k: rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v, digits) for v in value]
+    return value

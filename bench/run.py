@@ -1,0 +1,113 @@
+"""All end-to-end benchmarks in a row; one JSON object with the headline figures.
+
+Run from the repository root::
+
+    .venv/bin/python bench/run.py --quick     # a short version of each, under two minutes
+    .venv/bin/python bench/run.py             # the full sizes (long: see docs/performance.md)
+
+Sizes (full / ``--quick``): latency 10,000 / 2,000 DIGIT_0 presses each against the daemon
+and the echo floor, plus 3 / 1 autoplayed games for the journalled take; throughput 3 / 1
+games per preset (all ten / five presets) in process and over a pty; footprint 1,000 / 10
+games against one ``tablectl run`` process; soak 1,000 / 3 seeded games under faults (the
+quick soak fires the one-shot faults more often, every 6 / 5 / 12 hands for unplug /
+kill -9 / reboot, so that each kind happens, and gives a game 45 s).
+
+The headline keys are the issue's: ``latency_p99_us``, ``echo_p99_us``, ``latency_ratio``,
+``games_per_s``, ``line_rate_multiple``, ``rss_mb_start``, ``rss_mb_after``,
+``start_to_display_s``, ``soak_games``, ``soak_mismatches``; each benchmark's own JSON is
+under ``details``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from typing import Any
+
+import _common as common
+import footprint
+import latency
+import soak
+import throughput
+
+QUICK = {
+    "presses": 2000,
+    "latency_games": 1,
+    "games_per_preset": 1,
+    "presets": ["ariari", "jboy-sanma", "kantan", "mleague", "tenhou"],
+    "footprint_games": 10,
+    "soak_games": 3,
+    "soak_periods": {"unplug": 6, "kill": 5, "reboot": 12},
+    "soak_timeout": 45.0,
+    "soak_workers": 1,
+}
+FULL = {
+    "presses": 10000,
+    "latency_games": 3,
+    "games_per_preset": 3,
+    "presets": list(common.PRESETS),
+    "footprint_games": 1000,
+    "soak_games": 1000,
+    "soak_periods": {"unplug": 50, "kill": 100, "reboot": 200},
+    "soak_timeout": soak.GAME_TIMEOUT_S,
+    "soak_workers": 2,
+}
+
+
+def run(sizes: dict[str, Any]) -> dict[str, Any]:
+    """Each benchmark in turn (its own event loop); the merged result."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    lat = asyncio.run(latency.run(sizes["presses"], sizes["latency_games"]))
+    timings["latency_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    thr = asyncio.run(throughput.run(sizes["games_per_preset"], sizes["presets"]))
+    timings["throughput_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    foot = asyncio.run(footprint.run(sizes["footprint_games"], "tenhou"))
+    timings["footprint_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    soaked = asyncio.run(
+        soak.run(
+            sizes["soak_games"],
+            0,
+            sizes["soak_periods"],
+            sizes["soak_workers"],
+            game_s=sizes["soak_timeout"],
+        )
+    )
+    timings["soak_s"] = time.perf_counter() - t0
+    return {
+        "latency_p99_us": lat["latency_p99_us"],
+        "echo_p99_us": lat["echo_p99_us"],
+        "latency_ratio": lat["latency_ratio"],
+        "games_per_s": thr["games_per_s"],
+        "line_rate_multiple": thr["line_rate_multiple"],
+        "rss_mb_start": foot["rss_mb_start"],
+        "rss_mb_after": foot["rss_mb_after"],
+        "start_to_display_s": foot["start_to_display_s"],
+        "soak_games": soaked["soak_games"],
+        "soak_mismatches": soaked["soak_mismatches"],
+        "machine": common.machine(),
+        "timings_s": {k: round(v, 1) for k, v in timings.items()},
+        "details": {
+            "latency": lat,
+            "throughput": thr,
+            "footprint": foot,
+            "soak": common.rounded(soaked, 2),
+        },
+    }
+
+
+def main() -> None:
+    """Parse ``--quick``, run everything, print one JSON object."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short sizes (under 2 minutes)")
+    args = parser.parse_args()
+    print(json.dumps(run(QUICK if args.quick else FULL)))
+
+
+if __name__ == "__main__":
+    main()
