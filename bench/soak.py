@@ -49,7 +49,7 @@ import _common as common
 
 from firmware_bridge.messages import DiceResult, Message
 from hw_sim import SimTable
-from tablectl.config import DaemonConfig
+from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.journal import Journal
 from tablectl.records import list_records
@@ -110,14 +110,7 @@ async def reference(preset: str, seed: int, tmp: Path) -> Reference:
     sim.firmware.add_listener(on_message)
     url = await sim.start_sim(f"soak-ref-{seed}")
     results: list[dict[str, Any]] = []
-    config = DaemonConfig(
-        source=Path("<soak>"),
-        table_id="soak-ref",
-        device=url,
-        rules=preset,
-        house_rules=house,
-        journal=tmp / f"ref-{seed}.sqlite3",
-    )
+    config = config_for(url, preset, tmp / f"ref-{seed}.sqlite3", table_id="soak-ref")
     daemon = Daemon(
         config,
         claim_window_s=common.FAST_CLAIM_S,

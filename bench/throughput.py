@@ -34,7 +34,7 @@ from typing import Any
 import _common as common
 
 from hw_sim import SimTable
-from tablectl.config import DaemonConfig
+from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.rules.loader import load_rules
 
@@ -49,14 +49,7 @@ async def _play(preset: str, seed: int, games: int, transport: str, tmp: Path) -
         url = await sim.start_sim(f"bench-{preset}-{seed}")
     else:
         url = await sim.start_pty()
-    config = DaemonConfig(
-        source=Path("<bench>"),
-        table_id="bench",
-        device=url,
-        rules=preset,
-        house_rules=house,
-        journal=tmp / f"{transport}-{preset}-{seed}.sqlite3",
-    )
+    config = config_for(url, preset, tmp / f"{transport}-{preset}-{seed}.sqlite3", table_id="bench")
     daemon = Daemon(config, claim_window_s=common.FAST_CLAIM_S, max_games=games)
     task = asyncio.create_task(daemon.run())
     try:
