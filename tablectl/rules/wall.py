@@ -768,16 +768,9 @@ def _call(rules: WallRules, state: WallState, event: Call) -> WallState | Refusa
         )
     if state.four_kans_abort_due:
         return _refuse(FOUR_KANS_ABORT, "four kans by several players: the hand is aborted")
-    if kind == "chi":
-        if not rules.chi_allowed:
-            return _refuse(CHI_NOT_ALLOWED, "these rules have no chi")
-        if seat != (frm + 1) % state.players:
-            return _refuse(
-                CHI_NOT_NEXT,
-                f"seat {seat} cannot chi from seat {frm}: only seat {(frm + 1) % state.players}",
-            )
-    if state.melds[seat] >= MAX_MELDS:
-        return _refuse(NO_MELD_ROOM, f"seat {seat} already has four melds")
+    refusal = _meld_refusal(rules, state, seat, kind, frm)
+    if refusal:
+        return refusal
     if kind == "kan":
         refusal = _kan_refusal(rules, state, seat, "open kan")
         if refusal:
@@ -798,6 +791,23 @@ def _call(rules: WallRules, state: WallState, event: Call) -> WallState | Refusa
     return replace(new, phase=CALLED)
 
 
+def _meld_refusal(
+    rules: WallRules, state: WallState, seat: int, kind: str, frm: int
+) -> Refusal | None:
+    """What stops ``seat`` from melding ``kind`` off seat ``frm`` (chi rules, meld room)."""
+    if kind == "chi":
+        if not rules.chi_allowed:
+            return _refuse(CHI_NOT_ALLOWED, "these rules have no chi")
+        if seat != (frm + 1) % state.players:
+            return _refuse(
+                CHI_NOT_NEXT,
+                f"seat {seat} cannot chi from seat {frm}: only seat {(frm + 1) % state.players}",
+            )
+    if state.melds[seat] >= MAX_MELDS:
+        return _refuse(NO_MELD_ROOM, f"seat {seat} already has four melds")
+    return None
+
+
 def _own_call(
     rules: WallRules, state: WallState, seat: int, kind: str, frm: int
 ) -> WallState | Refusal:
@@ -814,16 +824,9 @@ def _own_call(
         return _refuse(KAN_NOT_ALLOWED, "these rules have no kans")
     if state.discards[frm] == 0:
         return _refuse(WRONG_DISCARDER, f"seat {frm} has not discarded yet")
-    if kind == "chi":
-        if not rules.chi_allowed:
-            return _refuse(CHI_NOT_ALLOWED, "these rules have no chi")
-        if seat != (frm + 1) % state.players:
-            return _refuse(
-                CHI_NOT_NEXT,
-                f"seat {seat} cannot chi from seat {frm}: only seat {(frm + 1) % state.players}",
-            )
-    if state.melds[seat] >= MAX_MELDS:
-        return _refuse(NO_MELD_ROOM, f"seat {seat} already has four melds")
+    refusal = _meld_refusal(rules, state, seat, kind, frm)
+    if refusal:
+        return refusal
     if state.draws[seat] >= rules.own_wall_discards:
         return _refuse(WALL_EXHAUSTED, f"seat {seat} has no wall tile left to stand for a call")
     pons = _bump(state.pons, seat) if kind == "pon" else state.pons
