@@ -25,13 +25,13 @@ Every ``wait_*`` takes an optional ``timeout`` (s, default 10). A failing line r
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from firmware_bridge.messages import WallState
 from hw_sim.control import execute
+from tablectl.jsonlines import JsonLineError, json_lines
 
 if TYPE_CHECKING:
     from hw_sim.table import SimTable
@@ -54,22 +54,18 @@ class ScenarioError(Exception):
 def parse_scenario(lines: Iterable[str], source: str = "scenario") -> list[tuple[int, str, Any]]:
     """Parse scenario lines into ``(line number, action, arguments)``; raises ScenarioError."""
     out: list[tuple[int, str, Any]] = []
-    for number, raw in enumerate(lines, 1):
-        text = raw.strip()
-        if not text or text.startswith("#"):
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ScenarioError(f"{source}:{number}: not JSON: {exc}") from None
-        if not isinstance(obj, dict) or len(obj) != 1:
-            raise ScenarioError(f"{source}:{number}: expected one action object, got {text}")
-        ((action, args),) = obj.items()
-        if action not in ACTIONS:
-            raise ScenarioError(
-                f"{source}:{number}: unknown action {action!r}; actions: {', '.join(ACTIONS)}"
-            )
-        out.append((number, action, args))
+    try:
+        for number, text, obj in json_lines(lines):
+            if not isinstance(obj, dict) or len(obj) != 1:
+                raise ScenarioError(f"{source}:{number}: expected one action object, got {text}")
+            ((action, args),) = obj.items()
+            if action not in ACTIONS:
+                raise ScenarioError(
+                    f"{source}:{number}: unknown action {action!r}; actions: {', '.join(ACTIONS)}"
+                )
+            out.append((number, action, args))
+    except JsonLineError as exc:
+        raise ScenarioError(f"{source}:{exc.number}: not JSON: {exc.error}") from None
     return out
 
 

@@ -6,11 +6,11 @@ see ``docs/replay.md``.  Reading the file is the only I/O here; the core stays p
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablectl.jsonlines import JsonLineError, json_lines
 from tablectl.rules import walltrack
 from tablectl.rules.core import step
 from tablectl.rules.events import Event, EventFormatError, Start, parse_event
@@ -57,18 +57,14 @@ class ReplayResult:
 def parse_lines(lines: Iterable[str]) -> list[tuple[int, Event]]:
     """Parse JSON Lines into (line number, event) pairs; blank and ``#`` lines are skipped."""
     parsed: list[tuple[int, Event]] = []
-    for number, raw in enumerate(lines, start=1):
-        text = raw.strip()
-        if not text or text.startswith("#"):
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ReplayFileError(f"line {number}: not valid JSON: {exc.msg}") from exc
-        try:
-            parsed.append((number, parse_event(obj)))
-        except EventFormatError as exc:
-            raise ReplayFileError(f"line {number}: {exc}") from exc
+    try:
+        for line in json_lines(lines):
+            try:
+                parsed.append((line.number, parse_event(line.value)))
+            except EventFormatError as exc:
+                raise ReplayFileError(f"line {line.number}: {exc}") from exc
+    except JsonLineError as exc:
+        raise ReplayFileError(str(exc)) from exc
     return parsed
 
 
