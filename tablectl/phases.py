@@ -90,14 +90,3 @@ def mermaid() -> str:
     machine = build_machine(model, graph=True)
     text: str = machine.get_graph().draw(None)
     return text
-
-
-PHASE_NAMES = (
-    "offline",
-    "handshake",
-    "fault",
-    *(f"table_{p}" for p in ("idle", "shuffling", "walls_up", "dice", "dealing")),
-    "table_playing_turn",
-    "table_playing_claim",
-    *(f"table_{p}" for p in ("result_entry", "settlement", "game_over")),
-)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from firmware_bridge import messages as m
-from tablectl.phases import build_machine
+from tablectl.phases import PhaseModel, build_machine
 from tablectl.rules import events as ev
 from tablectl.rules import walltrack
 from tablectl.rules.core import step
@@ -161,7 +161,7 @@ class Table:
         self.finals: list[Final] = []
         self.tray_mismatch: dict[int, int] = {}
         self.game_started = state is not None and not self.state.finished
-        self.state_model: Any = type("PhaseHolder", (), {})()
+        self.state_model: Any = PhaseModel()
         self.machine = build_machine(self.state_model)
 
     # ------------------------------------------------------------------ phase helpers
@@ -285,14 +285,17 @@ class Table:
                 if self.publisher is not None:
                     self.publisher.publish_game(self.game_result(effect.final))
 
-    def _hypothetical(self, *events: ev.Event) -> GameState | Refusal:
-        """The state ``events`` would lead to, without applying them."""
+    def _check_after(
+        self, implied: Sequence[ev.Event], check: Callable[[GameState], Refusal | None]
+    ) -> Refusal | None:
+        """``check`` on the state ``implied`` would lead to, applying nothing; a refusal
+        of ``implied`` itself comes back as it is."""
         state = self.state
-        for event in events:
+        for event in implied:
             state, effects = step(state, event)
             if effects and isinstance(effects[0], Refusal):
                 return effects[0]
-        return state
+        return check(state)
 
     def _refuse(self, seat: int, refusal: Refusal | str) -> None:
         text = refusal.message if isinstance(refusal, Refusal) else refusal
@@ -453,9 +456,8 @@ class Table:
             self._refuse(seat, target)
             return
         implied = self._implied_discard(actor=seat)
-        after = self._hypothetical(*implied)
-        refusal = (
-            after if isinstance(after, Refusal) else walltrack.check_ron(after, (target,), (seat,))
+        refusal = self._check_after(
+            implied, lambda after: walltrack.check_ron(after, (target,), (seat,))
         )
         if refusal is not None:
             self._refuse(seat, refusal)
@@ -527,8 +529,7 @@ class Table:
         implied = (
             () if wall is None else self._implied_discard(actor=(wall.turn + 1) % self.players)
         )
-        after = self._hypothetical(*implied)
-        refusal = after if isinstance(after, Refusal) else walltrack.check_draw(after)
+        refusal = self._check_after(implied, walltrack.check_draw)
         if refusal is not None:
             self._refuse(seat, refusal)
             return
@@ -726,11 +727,8 @@ class Table:
             self.pending = None
             implied = self._implied_discard(actor=seat)
             if pending.call_kind == "ron":
-                after = self._hypothetical(*implied)
-                bad = (
-                    after
-                    if isinstance(after, Refusal)
-                    else walltrack.check_ron(after, discarders, (seat,))
+                bad = self._check_after(
+                    implied, lambda after: walltrack.check_ron(after, discarders, (seat,))
                 )
                 if bad is not None:
                     self._refuse(seat, bad)
