@@ -205,8 +205,8 @@ def _value(state: GameState, hand: ev.Hand, *, tsumo: bool) -> HandValue | Refus
     return value
 
 
-def _single_yakuman(value: HandValue) -> HandValue:
-    return HandValue(han=13, fu=None, yakuman=1, base=8000)
+#: One yakuman: the part of a hand a pao player is responsible for.
+SINGLE_YAKUMAN = HandValue(han=13, fu=None, yakuman=1, base=8000)
 
 
 def _ron(state: GameState, event: ev.Ron) -> Handled:
@@ -270,7 +270,7 @@ def _settle_ron(
         gets_honba = index == 0 or honba_each
         honba = rules.scoring.honba_ron * state.honba if gets_honba else 0
         for discarder in discarders:
-            payers = _ron_payers(state, discarder, hand, value, points, honba, is_dealer)
+            payers = _ron_payers(state, discarder, hand, points, honba, is_dealer)
             for payer, amount in payers.items():
                 deltas[payer] -= amount
                 deltas[seat] += amount
@@ -291,7 +291,6 @@ def _ron_payers(
     state: GameState,
     discarder: int,
     hand: ev.Hand,
-    value: HandValue,
     points: int,
     honba: int,
     is_dealer: bool,
@@ -301,7 +300,7 @@ def _ron_payers(
     pays = {discarder: points + honba}
     if hand.pao is None or hand.pao == discarder:
         return pays
-    pao_part = ron_points(state.rules, _single_yakuman(value), dealer=is_dealer)
+    pao_part = ron_points(state.rules, SINGLE_YAKUMAN, dealer=is_dealer)
     pao_share = pao_part if scoring.pao_ron == "full" else -(-pao_part // 200) * 100
     pao_pays_honba = scoring.pao_ron == "full" or scoring.pao_honba == "pao"
     pays[hand.pao] = pao_share + (honba if pao_pays_honba else 0)
@@ -327,7 +326,7 @@ def _tsumo(state: GameState, hand: ev.Hand) -> Handled:
         for s in range(state.players)
     ]
     if hand.pao is not None:
-        single = tsumo_payments(rules, _single_yakuman(value), winner=seat, dealer=state.dealer)
+        single = tsumo_payments(rules, SINGLE_YAKUMAN, winner=seat, dealer=state.dealer)
         # The pao player pays the whole of the responsible yakuman, honba included.
         pao_total = sum(single) + sum(honba)
         pays = [p - q for p, q in zip(pays, single, strict=True)]
