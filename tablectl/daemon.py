@@ -24,7 +24,7 @@ from tablectl.journal import Journal, resume
 from tablectl.mqtt import TablePublisher
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
-from tablectl.rules.state import GameState
+from tablectl.rules.state import Final, GameState
 from tablectl.table import CLAIM_WINDOW_S, Table
 
 log = logging.getLogger(__name__)
@@ -88,6 +88,7 @@ class Daemon:
         self.table: Table | None = None
         self.link: Link | None = None
         self._lock = asyncio.Lock()
+        self._games_over = 0
 
     def _post(self, msg: m.Message) -> None:
         link = self.link
@@ -128,6 +129,7 @@ class Daemon:
             state=resumed.state if resumed is not None else None,
             claim_window_s=self.claim_window_s,
             new_games=self.new_games,
+            on_game_over=self._game_over,
         )
         self.table = table
         if resumed is not None:
@@ -158,6 +160,15 @@ class Daemon:
                     await task
             journal.close()
 
+    def _game_over(self, final: Final) -> None:
+        table = self.table
+        assert table is not None
+        self._games_over += 1
+        if self.max_games is not None and self._games_over >= self.max_games:
+            table.new_games = False  # the last game: do not open another in the journal
+        if self.on_game is not None:
+            self.on_game(table, table.game_result(final))
+
     async def _ticker(self, table: Table) -> None:
         while True:
             await asyncio.sleep(TICK_S)
@@ -166,7 +177,6 @@ class Daemon:
 
     async def _consume(self, table: Table) -> None:
         assert self.link is not None
-        finished = 0
         async for item in self.link.events():
             async with self._lock:
                 if isinstance(item, LinkUp):
@@ -179,13 +189,6 @@ class Daemon:
                     log.warning("[%s] the table rebooted", self.config.table_id)
                 elif isinstance(item, m.Message):
                     await table.handle(item)
-            if self.max_games is not None and len(table.finals) >= self.max_games:
-                table.new_games = False  # the last game: do not open another in the journal
-            while finished < len(table.finals):
-                final = table.finals[finished]
-                finished += 1
-                if self.on_game is not None:
-                    self.on_game(table, table.game_result(final))
             if self.max_games is not None and table.games_finished >= self.max_games:
                 self.stop.set()
                 return

@@ -138,6 +138,7 @@ class Table:
         state: GameState | None = None,
         claim_window_s: float = CLAIM_WINDOW_S,
         new_games: bool = True,
+        on_game_over: Callable[[Final], None] | None = None,
     ) -> None:
         self.rules = rules
         self.players = rules.players
@@ -158,7 +159,7 @@ class Table:
         self.claim_deadline: float | None = None
         self.clock_started: float | None = None
         self.games_finished = 0
-        self.finals: list[Final] = []
+        self.on_game_over = on_game_over
         self.tray_mismatch: dict[int, int] = {}
         self.game_started = state is not None and not self.state.finished
         self.state_model: Any = PhaseModel()
@@ -281,7 +282,8 @@ class Table:
             elif isinstance(effect, StopOffered):
                 self.consoles[effect.dealer].prompt = "STOP?"
             elif isinstance(effect, GameOver):
-                self.finals.append(effect.final)
+                if self.on_game_over is not None:
+                    self.on_game_over(effect.final)
                 if self.publisher is not None:
                     self.publisher.publish_game(self.game_result(effect.final))
 
