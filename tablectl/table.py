@@ -407,13 +407,10 @@ class Table:
             console.last_game = not console.last_game
         elif key == m.Key.STAFF_CALL:
             console.prompt = "STAFF?"
+        elif key == m.Key.MENU and self.phase.startswith(("table_playing", "table_dealing")):
+            console.prompt = "ABORT?"
         elif not self.phase.startswith("table_playing"):
-            if self.phase != "table_dealing" or key != m.Key.MENU:
-                self._refuse(seat, "not now")
-                return
-            console.prompt = "ABORT?"
-        elif key == m.Key.MENU:
-            console.prompt = "ABORT?"
+            self._refuse(seat, "not now")
         elif key == m.Key.RIICHI:
             refusal = self._apply(ev.Riichi(seat=seat))
             if refusal is not None:
