@@ -179,8 +179,9 @@ class WallFollower:
         return None if isinstance(new, Refusal) else new
 
     def _with_discard(self, state: W.WallState, actor: int) -> W.WallState:
-        if state.phase in (W.DISCARD, W.CALLED) and state.turn != actor:
-            new = W.wall_step(self.rules, state, Discard(state.turn))
+        seat = W.implied_discarder(state, actor)
+        if seat is not None:
+            new = W.wall_step(self.rules, state, Discard(seat))
             if not isinstance(new, Refusal):
                 return new
         return state

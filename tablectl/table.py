@@ -31,6 +31,7 @@ from tablectl.rules.state import (
     StopOffered,
     initial_state,
 )
+from tablectl.rules.wall import implied_discarder
 
 log = logging.getLogger(__name__)
 
@@ -390,9 +391,8 @@ class Table:
     def _implied_discard(self, actor: int) -> tuple[ev.Event, ...]:
         """Discards are not sensed: the seat that drew has discarded once another acts."""
         wall = self.state.wall
-        if wall is None or wall.phase not in ("discard", "called") or wall.turn == actor:
-            return ()
-        return (ev.Discard(seat=wall.turn),)
+        seat = None if wall is None else implied_discarder(wall, actor)
+        return () if seat is None else (ev.Discard(seat=seat),)
 
     # ------------------------------------------------------------------ keys
 

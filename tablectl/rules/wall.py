@@ -1190,3 +1190,14 @@ def next_position(rules: WallRules, state: WallState, seat: int) -> int | None:
     if isinstance(after, Refusal):
         return None
     return after.taken[len(state.taken)]
+
+
+def implied_discarder(state: WallState, actor: int) -> int | None:
+    """The seat whose discard ``actor``'s action (a take, call, ron) implies, or None.
+
+    Tables do not sense discards: a seat that has drawn (or called) has discarded once
+    another seat acts.  The daemon journals that discard; simulated players assume it.
+    """
+    if state.phase in (DISCARD, CALLED) and state.turn != actor:
+        return state.turn
+    return None

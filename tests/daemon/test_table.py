@@ -13,7 +13,7 @@ from tablectl.rules import events as ev
 from tablectl.rules.loader import load_rules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import GameState
-from tablectl.rules.wall import next_position, wall_step
+from tablectl.rules.wall import implied_discarder, next_position, wall_step
 from tablectl.rules.walltrack import wall_rules
 from tablectl.table import Table
 
@@ -59,8 +59,9 @@ class Rig:
         wall = self.table.state.wall
         assert wall is not None
         rules = wall_rules(self.rules)
-        if wall.phase in ("discard", "called") and wall.turn != seat:
-            stepped = wall_step(rules, wall, ev.Discard(seat=wall.turn))
+        discarder = implied_discarder(wall, seat)
+        if discarder is not None:
+            stepped = wall_step(rules, wall, ev.Discard(seat=discarder))
             assert not isinstance(stepped, Refusal)
             wall = stepped
         pos = next_position(rules, wall, seat)
