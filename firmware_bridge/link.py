@@ -66,8 +66,10 @@ __all__ = [
     "Link",
     "LinkEvent",
     "LinkLost",
+    "LinkPosition",
     "LinkStats",
     "LinkUp",
+    "Retained",
     "Role",
     "TableRebooted",
 ]
@@ -133,6 +135,34 @@ class DeviceInfo:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class LinkPosition:
+    """Host role: how far the consumer has handled the table's events.
+
+    ``rx_next`` is the sequence number after the last handled event of boot ``boot_id``.
+    The daemon journals it with every event it journals and passes it back as
+    ``Link(resume=...)`` after a restart: the first hello then acks exactly what the last
+    daemon handled, so the table neither resends it (no duplicate) nor drops the rest.
+    """
+
+    boot_id: int
+    rx_next: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Retained:
+    """Device role: the events a firmware keeps across a warm reset (watchdog, brown-out),
+    unacknowledged by the host, with the boot id and sequence numbers they were sent with.
+
+    Table firmware keeps its event queue in RAM that a reset does not clear (a no-init
+    section); hw_sim does the same by passing :meth:`Link.unacked` to the next boot's link.
+    The first hello of the new boot says which of them the host already handled.
+    """
+
+    boot_id: int
+    events: tuple[tuple[int, Message], ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class LinkUp:
     """A session started. ``peer`` is the HelloReply (host role) or the Hello (device role)."""
 
@@ -192,6 +222,7 @@ class _Received:
 
     msg: Message | None
     session: int
+    boot_id: int
     rx_after: int
 
 
@@ -237,9 +268,15 @@ class Link:
         host_version: str = "tablectl",
         name: str = "table",
         usb_backend: Any = None,
+        resume: LinkPosition | None = None,
+        retained: Retained | None = None,
     ) -> None:
         if role is Role.DEVICE and device_info is None:
             raise ValueError("a device-role Link needs device_info")
+        if resume is not None and role is not Role.HOST:
+            raise ValueError("only a host-role Link resumes from a handled position")
+        if retained is not None and role is not Role.DEVICE:
+            raise ValueError("only a device-role Link retains events across a reset")
         self.role = role
         self.name = name
         self.device_info = device_info
@@ -276,6 +313,11 @@ class Link:
         # Acks carry this, so an event the daemon received but had not yet handled (and
         # journalled) when it died is still unacked, and the table resends it.
         self._rx_handled = 0
+        self._handled_pos = resume or LinkPosition(0, 0)
+        if resume is not None:
+            self._last_boot_id = resume.boot_id
+            self._rx_next = self._rx_handled = resume.rx_next
+        self._retained = retained
         self._ack_pending = False
         self._tx_next = 0
         self._window: collections.deque[_Outgoing] = collections.deque()
@@ -334,8 +376,10 @@ class Link:
                 raise item
             if isinstance(item, _Received):
                 if item.msg is None:
+                    self._handled_pos = LinkPosition(item.boot_id, item.rx_after)
                     self._handled(item)
                     continue
+                self._handled_pos = LinkPosition(item.boot_id, item.rx_after)
                 try:
                     yield item.msg
                 finally:
@@ -403,6 +447,22 @@ class Link:
     def boot_id(self) -> int:
         """Host role: the table's last seen boot id (0 before the first session)."""
         return self._last_boot_id
+
+    @property
+    def position(self) -> LinkPosition:
+        """Host role: the position after the event the consumer is handling (or handled
+        last); journal it with whatever that event changed (see :class:`LinkPosition`)."""
+        return self._handled_pos
+
+    def unacked(self) -> Retained:
+        """Device role: the events not yet acknowledged (in flight, then queued), for the
+        next boot's ``Link(retained=...)``; their futures are left pending."""
+        queued = tuple((-1, out.msg) for out in self._queue)
+        if self._retained is not None:  # no hello since the last reset: still that boot's
+            return Retained(self._retained.boot_id, self._retained.events + queued)
+        in_flight = tuple((out.seq, out.msg) for out in self._window)
+        info = self.device_info
+        return Retained(info.boot_id if info is not None else 0, in_flight + queued)
 
     @property
     def stats(self) -> LinkStats:
@@ -699,7 +759,9 @@ class Link:
         msg = self._decode(frame)
         if self.role is Role.HOST:
             # Undeliverable frames still pass through the queue so that acks stay in order.
-            self._events.put_nowait(_Received(msg, self._session, self._rx_next))
+            self._events.put_nowait(
+                _Received(msg, self._session, self._last_boot_id, self._rx_next)
+            )
         elif msg is not None:
             self._events.put_nowait(msg)
 
@@ -879,6 +941,7 @@ class Link:
             self._lose_session("host started a new session")
         if hello.resume_boot_id == info.boot_id:
             self._apply_ack(hello.rx_next)  # the host kept what it received before the drop
+        self._requeue_retained(hello)
         self._session = hello.session
         self._rx_next = 0
         self._peer = hello
@@ -896,6 +959,25 @@ class Link:
             self._transmit(out)
         self._pump()
         self._wake.set()
+
+    def _requeue_retained(self, hello: Hello) -> None:
+        """First hello after a warm reset: queue the previous boot's unacked events (new
+        sequence numbers), without those the host says it handled already."""
+        retained, self._retained = self._retained, None
+        if retained is None:
+            return
+        events = list(retained.events)
+        if hello.resume_boot_id == retained.boot_id and events and events[0][0] >= 0:
+            handled = (hello.rx_next - events[0][0]) % _SEQ_MOD
+            in_flight = sum(1 for seq, _ in events if seq >= 0)
+            if handled <= in_flight:
+                del events[:handled]
+        if events:
+            _log.info("%s: %d events kept across the reset", self.name, len(events))
+        for _, msg in reversed(events):
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            fut.add_done_callback(_consume_exception)
+            self._queue.appendleft(_Outgoing(msg, msg.to_bytes(), fut))
 
     def _send_reply(self, session: int, status: HelloStatus) -> None:
         info = self.device_info

@@ -14,7 +14,16 @@ import pytest
 import firmware_bridge.link as link_mod
 from firmware_bridge.codec import Flags, Frame, FrameDecoder, encode_frame
 from firmware_bridge.errors import LinkDown, SendFailed, TransportError, VersionMismatch
-from firmware_bridge.link import Link, LinkEvent, LinkLost, LinkUp, Role, TableRebooted
+from firmware_bridge.link import (
+    Link,
+    LinkEvent,
+    LinkLost,
+    LinkPosition,
+    LinkUp,
+    Retained,
+    Role,
+    TableRebooted,
+)
 from firmware_bridge.messages import (
     SCHEMA_HASH,
     Ack,
@@ -221,6 +230,113 @@ async def test_resume_skips_events_the_host_already_had() -> None:
             await asyncio.gather(*posted)  # acknowledged by the resume hello
             await exchange(host, device, 3)
         assert host.stats.links_lost == 1
+
+
+async def _handled_by_a_host_that_dies(
+    name: str, device: Link, handle: int
+) -> LinkPosition:
+    """A host that handles ``handle`` events and dies before any ack reaches the table
+    (its writes are lost); returns the position it had handled to (what the daemon
+    journals)."""
+    connector = FaultyConnector(connector_for(f"sim://{name}"))
+    host = Link(connector, role=Role.HOST)
+    async with host:
+        async with asyncio.timeout(5):
+            await host.wait_up()
+        assert connector.current is not None
+        connector.current.drop = 1.0  # from now on nothing the host writes arrives
+        got = await collect(host, handle)
+        assert got == events(handle)
+        return host.position
+
+
+@pytest.mark.parametrize("handled", [0, 1, 3, 5])
+async def test_a_restarted_host_resumes_from_its_handled_position(handled: int) -> None:
+    # The daemon dies after handling (journalling) some events but before the table saw an
+    # ack. The next daemon resumes from the journalled position: the table drops exactly
+    # what was handled and resends the rest: no duplicate, no loss.
+    name = f"t{next(_names)}"
+    sent = events(5)
+    with SimListener(name) as listener:
+        device = Link(listener.accept, role=Role.DEVICE, device_info=test_device_info(0xB007))
+        async with device:
+            posted = [device.post(e) for e in sent]
+            position = await _handled_by_a_host_that_dies(name, device, max(handled, 1))
+            if handled == 0:
+                position = LinkPosition(0xB007, 0)
+            assert position == LinkPosition(0xB007, max(handled, 1) if handled else 0)
+            assert not any(f.done() for f in posted)  # no ack ever reached the table
+            host = Link(f"sim://{name}", role=Role.HOST, resume=position)
+            seen: list[LinkEvent] = []
+            async with host:
+                async with asyncio.timeout(5):
+                    if handled < len(sent):
+                        assert await collect(host, len(sent) - handled, seen) == sent[handled:]
+                    await asyncio.gather(*posted)
+                    await exchange(host, device, 3)  # and nothing else was in between
+            assert not any(isinstance(e, TableRebooted) for e in seen)
+
+
+async def test_a_stale_resume_position_acks_nothing() -> None:
+    # A position of another boot (the table rebooted meanwhile) must not ack anything.
+    name = f"t{next(_names)}"
+    sent = events(3)
+    with SimListener(name) as listener:
+        device = Link(listener.accept, role=Role.DEVICE, device_info=test_device_info(0x2222))
+        async with device:
+            posted = [device.post(e) for e in sent]
+            host = Link(f"sim://{name}", role=Role.HOST, resume=LinkPosition(0x1111, 2))
+            seen: list[LinkEvent] = []
+            async with host:
+                async with asyncio.timeout(5):
+                    assert await collect(host, 3, seen) == sent
+                    await asyncio.gather(*posted)
+            assert TableRebooted(0x1111, 0x2222) in seen
+
+
+@pytest.mark.parametrize("handled", [0, 2, 4])
+async def test_events_kept_across_a_warm_reset_are_delivered_once(handled: int) -> None:
+    # The firmware resets with events unacked: the new boot's link gets them as Retained
+    # and sends those the host had not handled, before anything new.
+    name = f"t{next(_names)}"
+    sent = events(4)
+    with SimListener(name) as listener:
+        first = Link(listener.accept, role=Role.DEVICE, device_info=test_device_info(0x1111))
+        async with first:
+            for e in sent:
+                first.post(e)
+            if handled:
+                position = await _handled_by_a_host_that_dies(name, first, handled)
+            else:
+                position = LinkPosition(0, 0)
+            retained = first.unacked()
+        # In flight with their sequence numbers once a host was there; queued (-1) if not.
+        seqs = range(4) if handled else [-1] * 4
+        assert retained == Retained(0x1111, tuple(zip(seqs, sent, strict=True)))
+        second = Link(
+            listener.accept,
+            role=Role.DEVICE,
+            device_info=test_device_info(0x2222),
+            retained=retained,
+        )
+        async with second:
+            new = second.post(KeyPress(0, Key.MENU))  # caused after the reset
+            host = Link(f"sim://{name}", role=Role.HOST, resume=position if handled else None)
+            seen: list[LinkEvent] = []
+            async with host:
+                async with asyncio.timeout(5):
+                    want = [*sent[handled:], KeyPress(0, Key.MENU)]
+                    assert await collect(host, len(want), seen) == want
+                    await new
+                    await exchange(host, second, 2)
+            assert (TableRebooted(0x1111, 0x2222) in seen) == bool(handled)
+
+
+async def test_resume_and_retained_belong_to_their_roles() -> None:
+    with pytest.raises(ValueError, match="host-role"):
+        Link("sim://x", role=Role.DEVICE, device_info=test_device_info(), resume=LinkPosition(1, 0))
+    with pytest.raises(ValueError, match="device-role"):
+        Link("sim://x", role=Role.HOST, retained=Retained(1, ()))
 
 
 async def test_table_reboot_is_reported() -> None:
