@@ -17,10 +17,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import firmware_bridge
 from firmware_bridge import Link, LinkDown, LinkLost, LinkUp, Role, TableRebooted
 from firmware_bridge import messages as m
 from tablectl.config import DaemonConfig
-from tablectl.journal import Journal, resume
+from tablectl.journal import Journal, LinkPosition, resume
 from tablectl.mqtt import TablePublisher
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
@@ -31,6 +32,9 @@ log = logging.getLogger(__name__)
 
 #: How often claim windows and the game clock are checked (a tenth of a human reaction).
 TICK_S = 0.1
+#: Table events that journal nothing (score-page keys...) after which the link position
+#: is stored anyway: well inside the 8-bit sequence space, one fsync per this many keys.
+POSITION_EVERY = 32
 
 
 class JournalRecorder:
@@ -45,6 +49,7 @@ class JournalRecorder:
         *,
         game_id: str | None = None,
         clock: Callable[[], float] = time.time,
+        position: Callable[[], LinkPosition | None] = lambda: None,
     ) -> None:
         self.journal = journal
         self.table_id = table_id
@@ -52,6 +57,22 @@ class JournalRecorder:
         self.seats = seats
         self.game_id = game_id
         self.clock = clock
+        #: The link position to store with each event (after the table event being handled).
+        self.position = position
+        #: The position stored last (with an event or on its own).
+        self.stored: LinkPosition | None = journal.link_position()
+
+    def store_position(self, every: int) -> None:
+        """Store the link position on its own once it is ``every`` events past the stored
+        one (or in another boot), so a restart never resumes from too far back."""
+        now = self.position()
+        if now is None:
+            return
+        last = self.stored
+        moved = None if last is None or last.boot_id != now.boot_id else now.rx_next - last.rx_next
+        if moved is None or moved % 256 >= every:
+            self.journal.set_link_position(now)
+            self.stored = now
 
     def game_started(self, rules: HouseRules) -> None:
         """Open a new game in the journal."""
@@ -64,7 +85,10 @@ class JournalRecorder:
         if self.game_id is None:
             raise RuntimeError("an event was accepted before the game was started")
         final = state.final.as_dict() if state.finished and state.final is not None else None
-        self.journal.append(self.game_id, event, self.clock(), final=final)
+        position = self.position()
+        self.journal.append(self.game_id, event, self.clock(), final=final, position=position)
+        if position is not None:
+            self.stored = position
 
 
 class Daemon:
@@ -118,7 +142,14 @@ class Daemon:
             if config.mqtt is not None
             else None
         )
-        self.link = Link(config.device, role=Role.HOST, name=config.table_id)
+        stored = recorder.stored
+        self.link = Link(
+            config.device,
+            role=Role.HOST,
+            name=config.table_id,
+            resume=None if stored is None else firmware_bridge.LinkPosition(*stored),
+        )
+        recorder.position = self._link_position
         table = Table(
             rules,
             post=self._post,
@@ -146,7 +177,7 @@ class Daemon:
                 if publisher is not None:
                     tasks.append(asyncio.create_task(publisher.run()))
                 tasks.append(asyncio.create_task(self._ticker(table)))
-                tasks.append(asyncio.create_task(self._consume(table)))
+                tasks.append(asyncio.create_task(self._consume(table, recorder)))
                 await self.stop.wait()
         finally:
             if publisher is not None:
@@ -159,6 +190,13 @@ class Daemon:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             journal.close()
+
+    def _link_position(self) -> LinkPosition | None:
+        """Where the link stands for the journal: None before the table's first event."""
+        position = self.link.position if self.link is not None else None
+        if position is None or position.boot_id == 0:
+            return None
+        return LinkPosition(position.boot_id, position.rx_next)
 
     def _game_over(self, final: Final) -> None:
         table = self.table
@@ -175,7 +213,7 @@ class Daemon:
             async with self._lock:
                 await table.tick()
 
-    async def _consume(self, table: Table) -> None:
+    async def _consume(self, table: Table, recorder: JournalRecorder) -> None:
         assert self.link is not None
         async for item in self.link.events():
             async with self._lock:
@@ -189,6 +227,7 @@ class Daemon:
                     log.warning("[%s] the table rebooted", self.config.table_id)
                 elif isinstance(item, m.Message):
                     await table.handle(item)
+                    recorder.store_position(POSITION_EVERY)
             if self.max_games is not None and table.games_finished >= self.max_games:
                 self.stop.set()
                 return

@@ -98,10 +98,38 @@ def _schema_v1(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _schema_v2(conn: sqlite3.Connection) -> None:
+    """Version 2: how far the daemon handled the table's events (one row, see
+    :meth:`Journal.link_position`)."""
+    conn.execute(
+        """CREATE TABLE link_position (
+            id      INTEGER PRIMARY KEY CHECK (id = 1),
+            boot_id INTEGER NOT NULL,
+            rx_next INTEGER NOT NULL
+        )"""
+    )
+
+
 #: Schema upgrades: ``MIGRATIONS[n]`` turns a version ``n - 1`` file into version ``n``.
 #: Each runs in its own transaction together with the ``user_version`` bump, so a crash
 #: mid-upgrade leaves the previous version intact.  Add a new entry; never edit an old one.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _schema_v1}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _schema_v1, 2: _schema_v2}
+
+
+class LinkPosition(NamedTuple):
+    """The table's boot id and the sequence number after the last event the daemon
+    handled (``firmware_bridge.LinkPosition``; kept as plain numbers here)."""
+
+    boot_id: int
+    rx_next: int
+
+
+def _write_position(conn: sqlite3.Connection, position: LinkPosition) -> None:
+    conn.execute(
+        "INSERT INTO link_position (id, boot_id, rx_next) VALUES (1, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET boot_id = excluded.boot_id, rx_next = excluded.rx_next",
+        (position.boot_id, position.rx_next),
+    )
 
 
 def schema_version() -> int:
@@ -349,7 +377,13 @@ class Journal:
         return game_id
 
     def append(
-        self, game_id: str, event: Event, now: float, *, final: dict[str, Any] | None = None
+        self,
+        game_id: str,
+        event: Event,
+        now: float,
+        *,
+        final: dict[str, Any] | None = None,
+        position: LinkPosition | None = None,
     ) -> int:
         """Journal one *accepted* event durably; returns its sequence number (1, 2, ...).
 
@@ -358,6 +392,8 @@ class Journal:
         finished and its record written in the same transaction, so no crash can leave a
         game over but unrecorded.  The journal does not judge events (it has no state);
         journalling a refused one is the caller's bug, which :func:`resume` survives.
+        ``position`` (the link position after the table event that caused this one) is
+        stored in the same transaction, so a restarted daemon resumes the link exactly there.
         """
         now = _check_now(now)
         if isinstance(event, Start):
@@ -378,6 +414,8 @@ class Journal:
             )
             if final is not None:
                 self._finish(conn, game_id, final, now)
+            if position is not None:
+                _write_position(conn, position)
         log.debug("table %s: game %s #%d %s", table_id, game_id, seq, text)
         if final is not None:
             log.info("table %s: game %s finished: %s", table_id, game_id, final.get("scores"))
@@ -408,6 +446,17 @@ class Journal:
         with self._transaction() as conn:
             self._finish(conn, game_id, final_dict, now)
         log.info("game %s finished: %s", game_id, final_dict.get("scores"))
+
+    def set_link_position(self, position: LinkPosition) -> None:
+        """Store how far the daemon handled the table's events, on its own (the daemon does
+        this now and then for events that journal nothing, such as score-page keys)."""
+        with self._transaction() as conn:
+            _write_position(conn, position)
+
+    def link_position(self) -> LinkPosition | None:
+        """The last stored link position, or None if none was ever stored."""
+        rows = self.query("SELECT boot_id, rx_next FROM link_position WHERE id = 1")
+        return LinkPosition(int(rows[0][0]), int(rows[0][1])) if rows else None
 
     def abandon_game(self, game_id: str, now: float) -> None:
         """End a game that will not be completed (players left): no record, no resume."""

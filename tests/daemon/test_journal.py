@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import tablectl.journal as journal_mod
-from tablectl.journal import Journal, JournalError, export_game, resume
+from tablectl.journal import Journal, JournalError, LinkPosition, export_game, resume
 from tablectl.replay import ReplayResult, replay
 from tablectl.rules.core import step
 from tablectl.rules.events import Event, Hand, Riichi, Start, Tsumo, parse_event
@@ -262,12 +262,13 @@ def test_migration_hook_upgrades_an_old_file(
         game_id = journal.start_game("t1", "kenko", None, T0)
         journal.append(game_id, Riichi(seat=2), T0 + 1)
 
-    def to_v2(conn: sqlite3.Connection) -> None:
+    def to_next(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE games ADD COLUMN note TEXT")
 
-    monkeypatch.setitem(journal_mod.MIGRATIONS, 2, to_v2)
+    newest = journal_mod.schema_version()
+    monkeypatch.setitem(journal_mod.MIGRATIONS, newest + 1, to_next)
     with Journal.open(path) as journal:
-        assert journal.query("PRAGMA user_version") == [(2,)]
+        assert journal.query("PRAGMA user_version") == [(newest + 1,)]
         assert journal.events(game_id) == [Riichi(seat=2)]
         columns = [row[1] for row in journal.query("PRAGMA table_info(games)")]
         assert "note" in columns
@@ -283,13 +284,53 @@ def test_a_failing_migration_leaves_the_old_version(
         conn.execute("CREATE TABLE extra (x)")
         conn.execute("ALTER TABLE no_such_table ADD COLUMN y")
 
-    monkeypatch.setitem(journal_mod.MIGRATIONS, 2, broken)
-    with pytest.raises(JournalError, match="schema version 2 failed"):
+    newest = journal_mod.schema_version()
+    monkeypatch.setitem(journal_mod.MIGRATIONS, newest + 1, broken)
+    with pytest.raises(JournalError, match=f"schema version {newest + 1} failed"):
         Journal.open(path)
-    monkeypatch.delitem(journal_mod.MIGRATIONS, 2)
+    monkeypatch.delitem(journal_mod.MIGRATIONS, newest + 1)
     with Journal.open(path) as journal:
-        assert journal.query("PRAGMA user_version") == [(1,)]
+        assert journal.query("PRAGMA user_version") == [(newest,)]
         assert journal.query("SELECT name FROM sqlite_master WHERE name = 'extra'") == []
+
+
+def test_a_version_1_file_gains_the_link_position(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.sqlite3"
+    with monkeypatch.context() as patch:
+        patch.setattr(journal_mod, "MIGRATIONS", {1: journal_mod.MIGRATIONS[1]})
+        with Journal.open(path) as journal:
+            game_id = journal.start_game("t1", "kenko", None, T0)
+            journal.append(game_id, Riichi(seat=2), T0 + 1)
+            assert journal.query("PRAGMA user_version") == [(1,)]
+    with Journal.open(path) as journal:
+        assert journal.query("PRAGMA user_version") == [(2,)]
+        assert journal.link_position() is None
+        assert journal.events(game_id) == [Riichi(seat=2)]
+
+
+def test_the_link_position_is_stored_with_the_event(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path) as journal:
+        game_id = journal.start_game("t1", "kenko", None, T0)
+        journal.append(game_id, Riichi(seat=2), T0 + 1, position=LinkPosition(0xBEEF, 41))
+        assert journal.link_position() == (0xBEEF, 41)
+        journal.append(game_id, Riichi(seat=3), T0 + 2)  # no position: the old one stays
+        journal.set_link_position(LinkPosition(0xCAFE, 3))
+    with Journal.open(path) as journal:
+        assert journal.link_position() == (0xCAFE, 3)
+
+
+def test_a_refused_append_does_not_move_the_link_position(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path) as journal:
+        game_id = journal.start_game("t1", "kenko", None, T0)
+        journal.append(game_id, Riichi(seat=2), T0 + 1, position=LinkPosition(7, 1))
+        journal.abandon_game(game_id, T0 + 2)
+        with pytest.raises(JournalError, match="abandoned"):
+            journal.append(game_id, Riichi(seat=3), T0 + 3, position=LinkPosition(7, 2))
+        assert journal.link_position() == (7, 1)
 
 
 def test_an_unreadable_event_row_is_named(tmp_path: Path) -> None:
