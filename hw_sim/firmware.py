@@ -32,7 +32,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Literal
 
 from firmware_bridge.errors import LinkDown, SendFailed, TransportClosed
-from firmware_bridge.link import DeviceInfo, Link, LinkLost, LinkUp, Role
+from firmware_bridge.link import DeviceInfo, Link, LinkLost, LinkUp, Retained, Role
 from firmware_bridge.messages import (
     ALL_WALLS,
     BuzzerCommand,
@@ -177,6 +177,8 @@ class SimFirmware:
         self.events_sent = 0
         self.link_up = False
         self._overflow_dropped = 0
+        #: Events the players caused while a reset was under way (sent once it is done).
+        self._held: list[Message] | None = None
         self._display_seq = 0
         self._waiters: list[asyncio.Future[None]] = []
         self._listeners: list[Callable[[Direction, Message], None]] = []
@@ -208,14 +210,16 @@ class SimFirmware:
         self.lines.append(self.line)
         return self.line
 
-    async def _start_link(self) -> None:
+    async def _start_link(self, retained: Retained | None = None) -> None:
         info = DeviceInfo(
             firmware_version=FIRMWARE_VERSION,
             boot_id=self.boot_id,
             seats=self.players,
             capabilities=self.capabilities,
         )
-        self.link = Link(self._connect, role=Role.DEVICE, device_info=info, name=self.name)
+        self.link = Link(
+            self._connect, role=Role.DEVICE, device_info=info, name=self.name, retained=retained
+        )
         await self.link.start()
         self._consumer = asyncio.create_task(
             self._consume(self.link), name=f"hw_sim {self.name} firmware"
@@ -246,9 +250,13 @@ class SimFirmware:
         self._wake()
 
     async def reboot(self) -> None:
-        """Power-cycle the firmware: new boot id, motors stopped, displays, lamps, faults and
-        dice forgotten. The physical tiles and sticks stay where they are."""
+        """Reset the firmware (watchdog, brown-out): new boot id, motors stopped, displays,
+        lamps, faults and dice forgotten. The physical tiles and sticks stay where they are,
+        and so do the events the host has not acknowledged: firmware keeps its event queue
+        in RAM a reset does not clear (docs/protocol.md, "warm reset")."""
         _log.warning("%s: firmware reboot", self.name)
+        retained = self.link.unacked() if self.link is not None else None
+        self._held = []
         await self._stop_link()
         self.boot_id = DeviceInfo.new_boot_id(self._boot_rng)
         self.boots += 1
@@ -259,8 +267,11 @@ class SimFirmware:
         self.latched = set()
         self.dice = None
         self._bump_display()
+        held, self._held = self._held, None
         if not self._closed and self._connector is not None:
-            await self._start_link()
+            await self._start_link(retained)
+            for msg in held:
+                self.emit(msg)
 
     # ---------------------------------------------------------------------------------------
     # Observation
@@ -321,7 +332,10 @@ class SimFirmware:
         """Send an event to the host (queued by the link while no host is connected)."""
         link = self.link
         if link is None:
-            _log.info("%s: rebooting, %s lost", self.name, type(msg).__name__)
+            if self._held is not None:
+                self._held.append(msg)
+            else:
+                _log.info("%s: firmware stopped, %s lost", self.name, type(msg).__name__)
             return
         try:
             link.post(msg)
