@@ -61,6 +61,7 @@ __all__ = [
     "RECONNECT_DELAY_MAX",
     "RETRANSMIT_TIMEOUT",
     "RETRANSMIT_TIMEOUT_MAX",
+    "RETRANSMIT_TIMEOUT_MIN",
     "WINDOW",
     "DeviceInfo",
     "Link",
@@ -81,8 +82,12 @@ _log = logging.getLogger(__name__)
 HEARTBEAT_INTERVAL = 1.0
 #: Silence (s) after which the link is down: three missed heartbeats, not one unlucky frame.
 LINK_TIMEOUT = 3.0
-#: First retransmission timeout (s): a few 255-byte frames at 115200 baud plus MCU latency.
+#: Retransmission timeout (s) until the round trip has been measured: a few 255-byte
+#: frames at 115200 baud plus MCU latency. Then it follows the measured round trip
+#: (RFC 6298: smoothed RTT + 4 x its variation), as Klipper's serial queue does.
 RETRANSMIT_TIMEOUT = 0.2
+#: The measured timeout never goes below this (s): scheduling jitter on a busy Pi.
+RETRANSMIT_TIMEOUT_MIN = 0.025
 #: The timeout doubles per retransmission up to this (s), so a busy peer is not flooded.
 RETRANSMIT_TIMEOUT_MAX = 1.6
 #: Retransmissions of one frame before giving up with SendFailed (~11 s with the defaults).
@@ -232,6 +237,10 @@ class _Outgoing:
     payload: bytes
     future: asyncio.Future[None]
     seq: int = -1
+    #: When it was first sent (loop time), for round-trip samples.
+    sent_at: float = 0.0
+    #: Sent more than once: its ack says nothing about the round trip (Karn's rule).
+    resent: bool = False
 
 
 class _Dropped(Exception):
@@ -325,6 +334,9 @@ class Link:
         self._rto = RETRANSMIT_TIMEOUT
         self._rto_deadline: float | None = None
         self._retries = 0
+        # Round-trip estimate (s): smoothed RTT and its mean deviation; None until measured.
+        self._srtt: float | None = None
+        self._rttvar = 0.0
 
     # ---------------------------------------------------------------------------------------
     # Public API
@@ -665,6 +677,7 @@ class Link:
                    self.name, len(self._window), head.seq, self._retries)  # fmt: skip
         for out in self._window:
             self._stats.retransmits += 1
+            out.resent = True
             self._transmit(out)
 
     # ---------------------------------------------------------------------------------------
@@ -708,15 +721,17 @@ class Link:
         """Move queued messages into the window while there is room, and send them."""
         if not self._up:
             return
+        now = asyncio.get_running_loop().time()
         while self._queue and len(self._window) < WINDOW:
             out = self._queue.popleft()
             out.seq = self._tx_next
+            out.sent_at = now
             self._tx_next = (self._tx_next + 1) % _SEQ_MOD
             self._window.append(out)
             self._transmit(out)
         if self._window and self._rto_deadline is None:
-            self._rto = RETRANSMIT_TIMEOUT
-            self._rto_deadline = asyncio.get_running_loop().time() + self._rto
+            self._rto = self._base_rto()
+            self._rto_deadline = now + self._rto
             self._wake.set()
 
     # ---------------------------------------------------------------------------------------
@@ -808,10 +823,32 @@ class Link:
             out = self._window.popleft()
             if not out.future.done():
                 out.future.set_result(None)
+        if not out.resent:
+            self._sample_rtt(asyncio.get_running_loop().time() - out.sent_at)
         self._retries = 0
-        self._rto = RETRANSMIT_TIMEOUT
+        self._rto = self._base_rto()
         self._rto_deadline = None
         return True
+
+    def _sample_rtt(self, rtt: float) -> None:
+        """Fold one round trip (send to ack of a frame sent once) into the estimate."""
+        if self._srtt is None:
+            self._srtt, self._rttvar = rtt, rtt / 2
+        else:
+            self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self._srtt - rtt)
+            self._srtt = 0.875 * self._srtt + 0.125 * rtt
+
+    def _base_rto(self) -> float:
+        """The retransmission timeout before any backoff (see ``RETRANSMIT_TIMEOUT``)."""
+        if self._srtt is None:
+            return RETRANSMIT_TIMEOUT
+        rto = self._srtt + 4 * self._rttvar
+        return min(max(rto, RETRANSMIT_TIMEOUT_MIN), RETRANSMIT_TIMEOUT_MAX)
+
+    @property
+    def retransmit_timeout(self) -> float:
+        """The current retransmission timeout (s) before backoff, from the measured RTT."""
+        return self._base_rto()
 
     def _on_heartbeat(self, frame: Frame) -> None:
         try:
@@ -899,7 +936,7 @@ class Link:
         self._rx_handled = reply.next_seq
         self._tx_next = 0
         self._retries = 0
-        self._rto = RETRANSMIT_TIMEOUT
+        self._rto = self._base_rto()
         self._rto_deadline = None
         self._hello_next = self._hello_deadline = None
         self._peer = reply
@@ -953,9 +990,10 @@ class Link:
         self._up_event.set()
         # Resend what is in flight right away (the host may have missed it), then the queue.
         self._retries = 0
-        self._rto = RETRANSMIT_TIMEOUT
+        self._rto = self._base_rto()
         self._rto_deadline = asyncio.get_running_loop().time() + self._rto
         for out in self._window:
+            out.resent = True
             self._transmit(out)
         self._pump()
         self._wake.set()

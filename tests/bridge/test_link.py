@@ -339,6 +339,31 @@ async def test_resume_and_retained_belong_to_their_roles() -> None:
         Link("sim://x", role=Role.HOST, retained=Retained(1, ()))
 
 
+@pytest.mark.parametrize("delay", [0.0, 0.03])
+async def test_the_retransmit_timeout_follows_the_round_trip(
+    monkeypatch: pytest.MonkeyPatch, delay: float
+) -> None:
+    # Start high; after an exchange the timeout comes from the measured round trip: above
+    # the line's delay (no spurious resends), far below the unmeasured default.
+    monkeypatch.setattr(link_mod, "RETRANSMIT_TIMEOUT", 1.0)
+    monkeypatch.setattr(link_mod, "RETRANSMIT_TIMEOUT_MAX", 2.0)
+    monkeypatch.setattr(link_mod, "RETRANSMIT_TIMEOUT_MIN", 0.001)
+    monkeypatch.setattr(link_mod, "LINK_TIMEOUT", 5.0)
+    faults = {"delay": delay}
+    async with link_pair(host_faults=faults, device_faults=faults) as (host, device):
+        assert host.retransmit_timeout == device.retransmit_timeout == 1.0
+        await exchange(host, device, 20)
+        for link in (host, device):
+            assert 2 * delay < link.retransmit_timeout < 1.0
+
+
+async def test_the_measured_timeout_has_a_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(link_mod, "RETRANSMIT_TIMEOUT_MIN", 0.05)
+    async with link_pair() as (host, device):
+        await exchange(host, device, 10)
+        assert host.retransmit_timeout == device.retransmit_timeout == 0.05
+
+
 async def test_table_reboot_is_reported() -> None:
     name = f"t{next(_names)}"
     with SimListener(name) as listener:
