@@ -280,6 +280,8 @@ def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for part in parts:
         for key, value in part.items():
+            if key in ("machine", "first_seed", "workers", "faults", "wall_s"):
+                continue  # the block's settings, not figures to add up
             if isinstance(value, list):
                 merged.setdefault(key, []).extend(value)
             elif isinstance(value, int | float):
