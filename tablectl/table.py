@@ -908,6 +908,13 @@ class Table:
             if self.phase in ("table_shuffling", "table_walls_up"):
                 await self._to("table_idle")
                 await self._start_hand()
+            elif self.phase == "table_dice":
+                # The table reports its events in order, and this one when the line went:
+                # had it rolled, its DiceResult would have come before. So our DiceRoll
+                # was lost with the session (commands are not kept across it), and the
+                # dealer, who already pressed OK, waits for dice that never come.
+                log.info("[%s] the roll was lost with the link: rolling again", self.table_id)
+                self.post_command(m.DiceRoll())
             return
         self.faults.add(code)
         if self.phase.startswith("table_"):

@@ -339,3 +339,43 @@ async def test_a_resent_take_is_ignored_not_refused() -> None:
     # A take of that position by another seat is still refused.
     await rig.send(m.WallTake(seat=(last.seat + 1) % 4, position=last.position))
     assert rig.lines((last.seat + 1) % 4)[1].startswith("! ")
+
+
+async def _roll_then_lose_the_link(rig: Rig) -> int:
+    """Walls up, the dealer presses OK at ROLL?, then the link drops and comes back (the
+    table did not reboot). Returns how many commands were sent before the reconnect."""
+    await rig.up()
+    for wall in range(rig.players):
+        await rig.send(m.WallStatus(wall=wall, state=m.WallState.DONE))
+    dealer = rig.state.dealer
+    await rig.key(dealer, K.OK)
+    assert rig.table.phase == "table_dice"
+    assert m.DiceRoll() in rig.sent
+    await rig.table.link_lost()
+    before = len(rig.sent)
+    await rig.table.link_up(rebooted=False)
+    assert rig.table.phase == "table_dice"
+    return before
+
+
+async def test_a_roll_lost_with_the_link_is_asked_for_again() -> None:
+    # The DiceRoll went out as the line went: the table never got it, so its queued
+    # events after the reconnect hold no DiceResult before its HOST_SILENT fault.
+    rig = Rig()
+    before = await _roll_then_lose_the_link(rig)
+    await rig.send(m.Fault(code=m.FaultCode.HOST_SILENT, text="host silent: motors stopped"))
+    assert m.DiceRoll() in rig.sent[before:]
+    assert rig.table.phase == "table_dice"
+    await rig.send(m.DiceResult(die1=3, die2=4))
+    assert rig.table.phase == "table_dealing"
+    assert rig.state.wall is not None
+
+
+async def test_a_roll_made_before_the_link_dropped_is_not_asked_for_again() -> None:
+    # The table rolled before the line went: its DiceResult comes before HOST_SILENT.
+    rig = Rig()
+    before = await _roll_then_lose_the_link(rig)
+    await rig.send(m.DiceResult(die1=3, die2=4))
+    await rig.send(m.Fault(code=m.FaultCode.HOST_SILENT, text="host silent: motors stopped"))
+    assert m.DiceRoll() not in rig.sent[before:]
+    assert rig.table.phase == "table_dealing"

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import firmware_bridge.link as link_mod
-from firmware_bridge.messages import CentreDisplay, KeyPress, Message, WallTake
+from firmware_bridge.messages import CentreDisplay, DiceRoll, KeyPress, Message, WallTake
 from hw_sim import SimTable
 from tablectl.config import config_for
 from tablectl.daemon import Daemon
@@ -211,3 +211,51 @@ async def test_two_games_in_a_row(tmp: Path) -> None:
     assert played.table.games_finished == 2 and len(played.finals) == 2
     centres = [m for d, m in played.transcript if isinstance(m, CentreDisplay)]
     assert max(c.tiles_left for c in centres) == 124  # kantan: 31 tiles x 4 own walls
+
+
+async def test_a_roll_lost_in_an_unplug_is_made_after_the_reconnect(
+    tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cable comes out just as the daemon sends the first DiceRoll (the soak's seed 97
+    stall): the table never rolls, and after the reconnect its HOST_SILENT fault tells the
+    daemon so. The daemon rolls again and the game is the clean run's."""
+    rules, seed = "sanma-free", SEEDS["sanma-free"]
+    clean = await play(tmp, rules, seed)
+    table = SimTable(load_rules(rules), seed, max_games=1, stall_timeout=5.0)
+    finals: list[dict[str, Any]] = []
+    unplugs: list[asyncio.Task[str]] = []
+    try:
+        url = await table.start_sim(f"autoplay-{next(_ids)}")
+        config = config_for(url, rules, tmp / f"journal-{next(_ids)}.sqlite3")
+        daemon = Daemon(
+            config,
+            claim_window_s=CLAIM_WINDOW_S,
+            on_game=lambda _table, result: finals.append(result["final"]),
+        )
+        post = daemon._post
+
+        def post_losing_the_first_roll(msg: Message) -> None:
+            if isinstance(msg, DiceRoll) and not unplugs:
+                line = table.firmware.line
+                assert line is not None
+                line.pause()  # nothing reaches the table any more: this roll is lost
+                unplugs.append(asyncio.create_task(table.inject("unplug", "0.05")))
+            post(msg)
+
+        monkeypatch.setattr(daemon, "_post", post_losing_the_first_roll)
+        task = asyncio.create_task(daemon.run())
+        try:
+            async with asyncio.timeout(GAME_TIMEOUT):
+                await table.wait_games(1)
+        finally:
+            daemon.stop.set()
+            await task
+            for unplug in unplugs:
+                await unplug
+        assert len(unplugs) == 1
+        assert daemon.link is not None and daemon.link.stats.handshakes == 2
+        assert table.bots is not None and table.bots.stalls == 0
+        assert table.follower.desyncs == 0
+        assert finals == clean.finals
+    finally:
+        await table.close()
