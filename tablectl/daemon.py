@@ -14,11 +14,11 @@ import contextlib
 import logging
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import firmware_bridge
-from firmware_bridge import Link, LinkDown, LinkLost, LinkUp, Role, TableRebooted
+from firmware_bridge import Link, LinkDown, LinkEvent, LinkLost, LinkUp, Role, TableRebooted
 from firmware_bridge import messages as m
 from tablectl.config import DaemonConfig
 from tablectl.journal import Journal, LinkPosition, resume
@@ -38,7 +38,8 @@ POSITION_EVERY = 32
 
 
 class JournalRecorder:
-    """Writes every accepted event to the journal; the write is durable when it returns."""
+    """Writes every accepted event to the journal; the write is durable when it returns,
+    or, inside :meth:`handling`, when the block ends."""
 
     def __init__(
         self,
@@ -61,18 +62,32 @@ class JournalRecorder:
         self.position = position
         #: The position stored last (with an event or on its own).
         self.stored: LinkPosition | None = journal.link_position()
+        self._batch: list[ev.Event] | None = None
 
-    def store_position(self, every: int) -> None:
-        """Store the link position on its own once it is ``every`` events past the stored
-        one (or in another boot), so a restart never resumes from too far back."""
-        now = self.position()
-        if now is None:
-            return
+    @contextlib.contextmanager
+    def handling(self) -> Iterator[None]:
+        """Everything journalled inside (what one table event or one tick causes) goes in
+        one transaction together with the link position, durable when the block ends.
+
+        So after a crash the journal has all of it and the table does not resend the
+        event, or none of it and the table does. With nothing journalled, the position is
+        still stored every ``POSITION_EVERY`` table events (no write otherwise)."""
+        self._batch = []
+        try:
+            with self.journal.batch():
+                yield
+                position = self.position()
+                if position is not None and (self._batch or self._position_due(position)):
+                    self.journal.set_link_position(position)
+                    self.stored = position
+        finally:
+            self._batch = None
+
+    def _position_due(self, now: LinkPosition) -> bool:
         last = self.stored
-        moved = None if last is None or last.boot_id != now.boot_id else now.rx_next - last.rx_next
-        if moved is None or moved % 256 >= every:
-            self.journal.set_link_position(now)
-            self.stored = now
+        if last is None or last.boot_id != now.boot_id:
+            return True
+        return (now.rx_next - last.rx_next) % 256 >= POSITION_EVERY
 
     def game_started(self, rules: HouseRules) -> None:
         """Open a new game in the journal."""
@@ -85,6 +100,10 @@ class JournalRecorder:
         if self.game_id is None:
             raise RuntimeError("an event was accepted before the game was started")
         final = state.final.as_dict() if state.finished and state.final is not None else None
+        if self._batch is not None:  # the position goes in when the batch ends
+            self.journal.append(self.game_id, event, self.clock(), final=final)
+            self._batch.append(event)
+            return
         position = self.position()
         self.journal.append(self.game_id, event, self.clock(), final=final, position=position)
         if position is not None:
@@ -112,9 +131,27 @@ class Daemon:
         self.table: Table | None = None
         self.link: Link | None = None
         self._lock = asyncio.Lock()
+        self._handling: firmware_bridge.LinkPosition | None = None
+        self._held: list[m.Message] | None = None
         self._games_over = 0
 
+    @contextlib.contextmanager
+    def _holding(self) -> Iterator[None]:
+        """Keep the commands posted inside until the block ends without an error (after
+        the journal batch inside it committed): nothing goes out before it is on disk."""
+        self._held = []
+        try:
+            yield
+            held = self._held
+        finally:
+            self._held = None
+        for msg in held:
+            self._post(msg)
+
     def _post(self, msg: m.Message) -> None:
+        if self._held is not None:
+            self._held.append(msg)
+            return
         link = self.link
         if link is None:
             return
@@ -176,7 +213,7 @@ class Daemon:
             async with self.link:
                 if publisher is not None:
                     tasks.append(asyncio.create_task(publisher.run()))
-                tasks.append(asyncio.create_task(self._ticker(table)))
+                tasks.append(asyncio.create_task(self._ticker(table, recorder)))
                 tasks.append(asyncio.create_task(self._consume(table, recorder)))
                 await self.stop.wait()
         finally:
@@ -192,8 +229,13 @@ class Daemon:
             journal.close()
 
     def _link_position(self) -> LinkPosition | None:
-        """Where the link stands for the journal: None before the table's first event."""
-        position = self.link.position if self.link is not None else None
+        """Where the link stands for the journal: after the last table event that the
+        table controller has started handling (under the lock), None before the first.
+
+        Not ``link.position`` itself: that moves as soon as ``_consume`` receives an event,
+        while it may still wait for the lock the ticker holds; an event the ticker journals
+        then must not claim the waiting one as handled."""
+        position = self._handling
         if position is None or position.boot_id == 0:
             return None
         return LinkPosition(position.boot_id, position.rx_next)
@@ -207,30 +249,37 @@ class Daemon:
         if self.on_game is not None:
             self.on_game(table, table.game_result(final))
 
-    async def _ticker(self, table: Table) -> None:
+    async def _ticker(self, table: Table, recorder: JournalRecorder) -> None:
         while True:
             await asyncio.sleep(TICK_S)
             async with self._lock:
-                await table.tick()
+                with self._holding(), recorder.handling():
+                    await table.tick()
 
     async def _consume(self, table: Table, recorder: JournalRecorder) -> None:
         assert self.link is not None
         async for item in self.link.events():
             async with self._lock:
-                if isinstance(item, LinkUp):
-                    log.info("[%s] table up (rebooted: %s)", self.config.table_id, item.rebooted)
-                    await table.link_up(rebooted=item.rebooted)
-                elif isinstance(item, LinkLost):
-                    log.warning("[%s] link lost: %s", self.config.table_id, item.reason)
-                    await table.link_lost()
-                elif isinstance(item, TableRebooted):
-                    log.warning("[%s] the table rebooted", self.config.table_id)
-                elif isinstance(item, m.Message):
-                    await table.handle(item)
-                    recorder.store_position(POSITION_EVERY)
+                if isinstance(item, m.Message):
+                    self._handling = self.link.position
+                with self._holding(), recorder.handling():
+                    await self._dispatch(table, item)
             if self.max_games is not None and table.games_finished >= self.max_games:
                 self.stop.set()
                 return
+
+    async def _dispatch(self, table: Table, item: LinkEvent) -> None:
+        """Hand one item from the link to the table controller."""
+        if isinstance(item, LinkUp):
+            log.info("[%s] table up (rebooted: %s)", self.config.table_id, item.rebooted)
+            await table.link_up(rebooted=item.rebooted)
+        elif isinstance(item, LinkLost):
+            log.warning("[%s] link lost: %s", self.config.table_id, item.reason)
+            await table.link_lost()
+        elif isinstance(item, TableRebooted):
+            log.warning("[%s] the table rebooted", self.config.table_id)
+        elif isinstance(item, m.Message):
+            await table.handle(item)
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:

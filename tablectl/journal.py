@@ -19,6 +19,7 @@ one lock serialises them, so the daemon may call them from a worker thread.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -230,6 +231,9 @@ class Journal:
         self.path = path
         self._conn = conn
         self._lock = threading.RLock()
+        # Inside batch(): writes share one transaction, opened at the first write.
+        self._in_batch = False
+        self._batch_open = False
 
     # --- opening ------------------------------------------------------------------------
 
@@ -286,10 +290,61 @@ class Journal:
     # --- plumbing -----------------------------------------------------------------------
 
     @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Make every write inside one transaction: one commit (one fsync) on leaving the
+        block, nothing written if it raises.
+
+        The daemon wraps the handling of each table event in a batch, so what one event
+        causes (an implied discard and a take, a game's start and its first event, the
+        link position) is on disk all together or not at all. Nothing is opened, and
+        nothing is synced, if the block writes nothing. Nested batches join the outer one.
+        """
+        with self._lock:
+            if self._in_batch:
+                yield
+                return
+            self._in_batch = True
+            conn = self._conn
+            try:
+                yield
+                if self._batch_open:
+                    conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise JournalError(f"{self.path}: write failed: {exc}") from exc
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._in_batch = self._batch_open = False
+
+    @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; any SQLite failure becomes a JournalError naming the file."""
         with self._lock:
             conn = self._conn
+            if self._in_batch:
+                # A savepoint, so a write that fails leaves the batch as it was before it.
+                try:
+                    if not self._batch_open:
+                        conn.execute("BEGIN IMMEDIATE")
+                        self._batch_open = True
+                    conn.execute("SAVEPOINT write")
+                except sqlite3.Error as exc:
+                    raise JournalError(f"{self.path}: write failed: {exc}") from exc
+                try:
+                    yield conn
+                    conn.execute("RELEASE write")
+                except BaseException as exc:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK TO write")
+                        conn.execute("RELEASE write")
+                    if isinstance(exc, sqlite3.Error):
+                        raise JournalError(f"{self.path}: write failed: {exc}") from exc
+                    raise
+                return
             try:
                 # IMMEDIATE takes the write lock up front, so a concurrent reader upgrading
                 # to a writer cannot make us fail half-way.

@@ -333,6 +333,60 @@ def test_a_refused_append_does_not_move_the_link_position(tmp_path: Path) -> Non
         assert journal.link_position() == (7, 1)
 
 
+def test_a_batch_commits_its_writes_together(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path) as journal:
+        with journal.batch():
+            game_id = journal.start_game("t1", "kenko", None, T0)
+            journal.append(game_id, Riichi(seat=2), T0 + 1)
+            with journal.batch():  # nested: joins the outer one
+                journal.append(game_id, Riichi(seat=3), T0 + 2)
+            journal.set_link_position(LinkPosition(9, 4))
+            # Another connection sees none of it before the batch ends.
+            with sqlite3.connect(path) as other:
+                assert other.execute("SELECT count(*) FROM games").fetchone() == (0,)
+        with sqlite3.connect(path) as other:
+            assert other.execute("SELECT count(*) FROM events").fetchone() == (2,)
+        assert journal.link_position() == (9, 4)
+
+
+def test_a_batch_that_raises_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path) as journal:
+        game_id = journal.start_game("t1", "kenko", None, T0)
+        journal.set_link_position(LinkPosition(9, 1))
+        with pytest.raises(RuntimeError, match="crash"), journal.batch():
+            journal.append(game_id, Riichi(seat=2), T0 + 1)
+            journal.set_link_position(LinkPosition(9, 2))
+            raise RuntimeError("crash mid-event")
+        assert journal.events(game_id) == []
+        assert journal.link_position() == (9, 1)
+        journal.append(game_id, Riichi(seat=1), T0 + 3)  # and the journal goes on
+        assert journal.events(game_id) == [Riichi(seat=1)]
+
+
+def test_a_failed_write_in_a_batch_keeps_the_writes_before_it(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path) as journal:
+        game_id = journal.start_game("t1", "kenko", None, T0)
+        with journal.batch():
+            journal.append(game_id, Riichi(seat=2), T0 + 1)
+            with pytest.raises(ValueError, match="ranking"):
+                journal.append(game_id, Riichi(seat=3), T0 + 2, final={"scores": [1]})
+        assert journal.events(game_id) == [Riichi(seat=2)]
+        assert journal.game(game_id).status == "playing"
+
+
+def test_an_empty_batch_opens_no_transaction(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path) as journal:
+        # A writer elsewhere is not blocked: nothing was begun.
+        with journal.batch(), sqlite3.connect(path, timeout=0) as other:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+        assert journal.link_position() is None
+
+
 def test_an_unreadable_event_row_is_named(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
     with Journal.open(path) as journal:

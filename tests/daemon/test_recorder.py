@@ -1,0 +1,91 @@
+"""The daemon's unit of durability: what one table event causes is journalled in one
+transaction with the link position, and nothing it causes goes out before that."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_bridge import messages as m
+from tablectl.config import config_for
+from tablectl.daemon import POSITION_EVERY, Daemon, JournalRecorder
+from tablectl.journal import Journal, LinkPosition
+from tablectl.rules.events import Riichi
+from tablectl.rules.loader import load_rules
+from tablectl.rules.state import initial_state
+
+T0 = 1_700_000_000.0
+
+
+def _recorder(journal: Journal, position: list[LinkPosition | None]) -> JournalRecorder:
+    return JournalRecorder(
+        journal, "t1", "kenko", None, clock=lambda: T0, position=lambda: position[0]
+    )
+
+
+def test_one_table_event_is_journalled_whole_or_not_at_all(tmp_path: Path) -> None:
+    state = initial_state(load_rules("kenko"))
+    position: list[LinkPosition | None] = [LinkPosition(7, 1)]
+    with Journal.open(tmp_path / "j.sqlite3") as journal:
+        recorder = _recorder(journal, position)
+        with recorder.handling():
+            recorder.game_started(state.rules)
+            recorder.event_accepted(Riichi(seat=1), state)
+        game_id = recorder.game_id
+        assert game_id is not None
+        assert journal.link_position() == (7, 1)
+        position[0] = LinkPosition(7, 2)
+        with pytest.raises(RuntimeError, match="died"), recorder.handling():
+            recorder.event_accepted(Riichi(seat=2), state)  # e.g. the implied discard...
+            raise RuntimeError("died before the take")  # ...and not the take itself
+        assert journal.events(game_id) == [Riichi(seat=1)]
+        assert journal.link_position() == (7, 1)  # so the table resends the event
+        assert recorder.stored == (7, 1)
+
+
+def test_the_position_is_stored_now_and_then_without_events(tmp_path: Path) -> None:
+    position: list[LinkPosition | None] = [None]
+    with Journal.open(tmp_path / "j.sqlite3") as journal:
+        recorder = _recorder(journal, position)
+        with recorder.handling():
+            pass
+        assert journal.link_position() is None  # no table event yet: nothing to store
+        for n in range(1, 3 * POSITION_EVERY):
+            position[0] = LinkPosition(7, n % 256)
+            with recorder.handling():
+                pass
+            stored = journal.link_position()
+            assert stored is not None
+            assert (n - stored.rx_next) % 256 < POSITION_EVERY
+        assert stored == (7, (2 * POSITION_EVERY + 1) % 256)
+        position[0] = LinkPosition(8, 0)  # another boot: stored at once
+        with recorder.handling():
+            pass
+        assert journal.link_position() == (8, 0)
+
+
+class _Link:
+    def __init__(self) -> None:
+        self.posted: list[m.Message] = []
+
+    def post(self, msg: m.Message) -> Any:
+        self.posted.append(msg)
+
+
+def test_commands_wait_until_the_event_is_on_disk(tmp_path: Path) -> None:
+    daemon = Daemon(config_for("sim://nowhere", "kenko", tmp_path / "j.sqlite3"))
+    link = _Link()
+    daemon.link = link  # type: ignore[assignment]
+    display = m.SeatDisplay(seat=0, line1="E 25000", line2="")
+    with daemon._holding():
+        daemon._post(display)
+        assert link.posted == []
+    assert link.posted == [display]
+    with pytest.raises(RuntimeError, match="journal"), daemon._holding():
+        daemon._post(display)
+        raise RuntimeError("journal write failed")
+    assert link.posted == [display]  # what the failed event caused never went out
+    daemon._post(display)  # outside a handling: at once
+    assert link.posted == [display, display]
