@@ -302,6 +302,9 @@ class Link:
         self._rng = random.Random()
         # Connection state.
         self._transport: Transport | None = None
+        # Encoded frames waiting for this loop iteration's write (see _flush).
+        self._out = bytearray()
+        self._flush_scheduled = False
         self._wake = asyncio.Event()
         self._up_event = asyncio.Event()
         self._drop_reason: str | None = None
@@ -356,6 +359,7 @@ class Link:
         if self._closed:
             return
         self._closed = True
+        self._flush()  # the last acks and commands, before the transport goes
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -536,6 +540,7 @@ class Link:
         loop = asyncio.get_running_loop()
         now = loop.time()
         self._transport = transport
+        self._out.clear()  # frames for the previous transport never go to this one
         self._decoder.reset()
         self._drop_reason = None
         self._last_rx = now
@@ -684,20 +689,37 @@ class Link:
     # Sending
 
     def _write(self, frame: Frame) -> None:
+        """Encode ``frame`` and queue it for this loop iteration's one write (see _flush)."""
         data = encode_frame(frame)
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("%s: tx %s", self.name, data.hex())
+        if self._transport is None:
+            return
+        self._out += data
+        self._stats.frames_out += 1
+        self._stats.bytes_out += len(data)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write every frame queued since the last flush in one call.
+
+        Frames produced while handling one event (its ack, the displays it changed, a
+        heartbeat) leave in one write: one syscall and, on USB, one transfer instead of
+        one per frame. The pty profile of the daemon had a third of its time in write().
+        Runs at the next turn of the event loop, so no frame waits for anything else.
+        """
+        self._flush_scheduled = False
+        data, self._out = bytes(self._out), bytearray()
         transport = self._transport
-        if transport is None:
+        if transport is None or not data:
             return
         try:
             transport.write(data)
         except TransportClosed as exc:
             self._drop_reason = f"transport closed: {exc}"
             self._wake.set()
-            return
-        self._stats.frames_out += 1
-        self._stats.bytes_out += len(data)
 
     def _ack_fields(self) -> tuple[Flags, int]:
         if self._up:

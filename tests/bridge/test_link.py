@@ -232,9 +232,7 @@ async def test_resume_skips_events_the_host_already_had() -> None:
         assert host.stats.links_lost == 1
 
 
-async def _handled_by_a_host_that_dies(
-    name: str, device: Link, handle: int
-) -> LinkPosition:
+async def _handled_by_a_host_that_dies(name: str, device: Link, handle: int) -> LinkPosition:
     """A host that handles ``handle`` events and dies before any ack reaches the table
     (its writes are lost); returns the position it had handled to (what the daemon
     journals)."""
