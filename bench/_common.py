@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hw_sim import SimTable
 from tablectl.rules.loader import preset_names
 
 #: Presets in the order games rotate through them (seed ``s`` plays ``PRESETS[s % 10]``).
@@ -98,6 +99,22 @@ async def stop_daemon(proc: asyncio.subprocess.Process | None, grace_s: float = 
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
         await proc.wait()
+
+
+async def wait_ready(sim: SimTable, seats: Sequence[int], within: float = 30.0) -> None:
+    """Wait until the daemon drove the table to its first prompt: the dealer (seat 0)
+    shows ``ROLL?`` and ``seats`` show something."""
+    fw = sim.firmware
+
+    def ready() -> bool:
+        return (
+            fw.link_up
+            and fw.consoles[0].line1.startswith("ROLL?")
+            and all(fw.consoles[s].line1 for s in seats)
+        )
+
+    if not await fw.wait_for(ready, within):
+        raise RuntimeError(f"the table did not come up: {sim.displays}")
 
 
 def rss_mb(pid: int) -> float:

@@ -80,20 +80,6 @@ async def _press_loop(sim: SimTable, n: int) -> list[int]:
     return samples
 
 
-async def _ready(sim: SimTable, *, daemon: bool) -> None:
-    fw = sim.firmware
-
-    def ready() -> bool:
-        if not fw.link_up:
-            return False
-        if not daemon:
-            return True
-        return fw.consoles[0].line1.startswith("ROLL?") and all(fw.consoles[s].line1 for s in SEATS)
-
-    if not await fw.wait_for(ready, READY_TIMEOUT_S):
-        raise RuntimeError(f"the table did not come up: {sim.displays}")
-
-
 async def bench_echo(n: int) -> dict[str, Any]:
     """The floor: a bare echo host on the same pty."""
     sim = SimTable(PRESET, SEED, autoplay=False)
@@ -102,7 +88,8 @@ async def bench_echo(n: int) -> dict[str, Any]:
         sys.executable, str(Path(__file__).with_name("echo_peer.py")), url
     )
     try:
-        await _ready(sim, daemon=False)
+        if not await sim.firmware.wait_for(lambda: sim.firmware.link_up, READY_TIMEOUT_S):
+            raise RuntimeError("the echo peer did not connect")
         samples = await _press_loop(sim, n)
     finally:
         await common.stop_daemon(proc)
@@ -117,7 +104,7 @@ async def bench_daemon(n: int, tmp: Path) -> dict[str, Any]:
     config = common.write_config(tmp, url, PRESET, tmp / "latency.sqlite3", "latency")
     proc = await common.start_daemon(config, tmp / "latency.log")
     try:
-        await _ready(sim, daemon=True)
+        await common.wait_ready(sim, SEATS, READY_TIMEOUT_S)
         samples = await _press_loop(sim, n)
     finally:
         await common.stop_daemon(proc)

@@ -7,7 +7,8 @@ Run from the repository root::
 
 Sizes (full / ``--quick``): latency 10,000 / 2,000 DIGIT_0 presses each against the daemon
 and the echo floor, plus 3 / 1 autoplayed games for the journalled take; throughput 3 / 1
-games per preset (all ten / five presets) in process and over a pty; footprint 1,000 / 10
+games per preset (all ten / five presets) in process and over a pty, and 20,000 / 3,000
+pipelined score-page presses; footprint 1,000 / 10
 games against one ``tablectl run`` process; soak 1,000 / 3 seeded games under faults (the
 quick soak fires the one-shot faults more often, every 6 / 5 / 12 hands for unplug /
 kill -9 / reboot, so that each kind happens, and gives a game 45 s).
@@ -37,6 +38,7 @@ QUICK = {
     "latency_games": 1,
     "games_per_preset": 1,
     "presets": ["ariari", "jboy-sanma", "kantan", "mleague", "tenhou"],
+    "pipelined_presses": 3000,
     "footprint_games": 10,
     "soak_games": 3,
     "soak_periods": {"unplug": 6, "kill": 5, "reboot": 12},
@@ -48,6 +50,7 @@ FULL = {
     "latency_games": 3,
     "games_per_preset": 3,
     "presets": list(common.PRESETS),
+    "pipelined_presses": 20000,
     "footprint_games": 1000,
     "soak_games": 1000,
     "soak_periods": {"unplug": 50, "kill": 100, "reboot": 200},
@@ -63,7 +66,9 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
     lat = asyncio.run(latency.run(sizes["presses"], sizes["latency_games"]))
     timings["latency_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    thr = asyncio.run(throughput.run(sizes["games_per_preset"], sizes["presets"]))
+    thr = asyncio.run(
+        throughput.run(sizes["games_per_preset"], sizes["presets"], sizes["pipelined_presses"])
+    )
     timings["throughput_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     foot = asyncio.run(footprint.run(sizes["footprint_games"], "tenhou"))
@@ -85,6 +90,7 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
         "latency_ratio": lat["latency_ratio"],
         "games_per_s": thr["games_per_s"],
         "line_rate_multiple": thr["line_rate_multiple"],
+        "line_rate_multiple_pipelined": thr["line_rate_multiple_pipelined"],
         "rss_mb_start": foot["rss_mb_start"],
         "rss_mb_after": foot["rss_mb_after"],
         "start_to_display_s": foot["start_to_display_s"],

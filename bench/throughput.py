@@ -18,6 +18,15 @@ mean over the same frames); ``line_rate_multiple`` is the daemon's rate over tha
 sides share this process (and its one event loop), so the daemon's share is lower than
 the figure says it could handle alone.
 
+**Pipelined**: the daemon's capacity when the table does not wait for each answer. The
+lock-step games above measure a request/response chain (a bot acts only once the display
+shows the answer to its last action), so both sides mostly wait. Here the daemon is a
+``tablectl run`` process on a pty (its real path, as in ``latency.py``) and the simulated
+table, without bots, keeps up to ``PIPELINE`` score-page presses (DIGIT_0 on seats 1-3:
+each changes one seat display and is not journalled) outstanding. Frames are the
+simulator link's ``frames_in + frames_out`` (the daemon's frames seen from the other end),
+over the wall time from the first press to the last display.
+
 Prints one JSON object.
 """
 
@@ -33,12 +42,18 @@ from typing import Any
 
 import _common as common
 
+from firmware_bridge.messages import Key, Message, SeatDisplay
 from hw_sim import SimTable
 from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.rules.loader import load_rules
 
 GAME_TIMEOUT_S = 120
+#: Presses outstanding at once in the pipelined run: the link's window of 8 several times
+#: over, so the daemon always has work queued.
+PIPELINE = 32
+PIPELINED_PRESET = "tenhou"  # no game clock: a press changes exactly one display
+PIPELINED_SEATS = (1, 2, 3)  # seat 0 is the dealer, prompted ROLL?
 
 
 async def _play(preset: str, seed: int, games: int, transport: str, tmp: Path) -> dict[str, Any]:
@@ -99,19 +114,77 @@ async def bench_transport(
     }
 
 
-async def run(games_per_preset: int, presets: list[str]) -> dict[str, Any]:
-    """Both transports; the pty figures are the headline ones (the daemon's real path)."""
+async def bench_pipelined(presses: int, tmp: Path) -> dict[str, Any]:
+    """Score-page presses kept ``PIPELINE`` deep to a ``tablectl run`` process on a pty."""
+    sim = SimTable(PIPELINED_PRESET, 1, autoplay=False)
+    url = await sim.start_pty()
+    config = common.write_config(tmp, url, PIPELINED_PRESET, tmp / "pipe.sqlite3", "pipe")
+    proc = await common.start_daemon(config, tmp / "pipelined.log")
+    fw = sim.firmware
+    answered = asyncio.Event()
+    count = {"displays": 0}
+
+    def on_message(direction: str, msg: Message) -> None:
+        if direction == "rx" and isinstance(msg, SeatDisplay):
+            count["displays"] += 1
+            answered.set()
+
+    try:
+        await common.wait_ready(sim, PIPELINED_SEATS)
+        fw.add_listener(on_message)
+        assert fw.link is not None
+        before = fw.link.stats.as_dict()
+        cpu_before = common.cpu_s(proc.pid)
+        sent = 0
+        start = time.perf_counter()
+        async with asyncio.timeout(max(60.0, presses / 100)):
+            while count["displays"] < presses:
+                while sent < presses and sent - count["displays"] < PIPELINE:
+                    sim.press(PIPELINED_SEATS[sent % len(PIPELINED_SEATS)], Key.DIGIT_0)
+                    sent += 1
+                answered.clear()
+                await answered.wait()
+        elapsed = time.perf_counter() - start
+        daemon_cpu = common.cpu_s(proc.pid) - cpu_before
+        after = fw.link.stats.as_dict()
+    finally:
+        await common.stop_daemon(proc)
+        await sim.close()
+    frames = sum(after[k] - before[k] for k in ("frames_in", "frames_out"))
+    nbytes = sum(after[k] - before[k] for k in ("bytes_in", "bytes_out"))
+    mean_frame = nbytes / frames
+    line_fps = common.LINE_BYTES_PER_S / mean_frame
+    return {
+        "presses": presses,
+        "elapsed_s": round(elapsed, 3),
+        "presses_per_s": round(presses / elapsed, 1),
+        "frames": frames,
+        "frames_per_s": round(frames / elapsed, 1),
+        "mean_frame_bytes": round(mean_frame, 2),
+        "line_frames_per_s": round(line_fps, 1),
+        "line_rate_multiple": round(frames / elapsed / line_fps, 2),
+        "daemon_cpu_share": round(daemon_cpu / elapsed, 2),
+        "daemon_cpu_us_per_press": round(daemon_cpu / presses * 1e6, 1),
+        "retransmits": after["retransmits"] - before["retransmits"],
+    }
+
+
+async def run(games_per_preset: int, presets: list[str], presses: int) -> dict[str, Any]:
+    """Both transports and the pipelined run; the pty games are the headline games/s."""
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
         tmp = Path(folder)
         in_process = await bench_transport("sim", presets, games_per_preset, tmp)
         pty = await bench_transport("pty", presets, games_per_preset, tmp)
+        pipelined = await bench_pipelined(presses, tmp) if presses else None
     return {
         "games_per_s": pty["games_per_s"],
         "games_per_s_in_process": in_process["games_per_s"],
         "line_rate_multiple": pty["line_rate_multiple"],
+        "line_rate_multiple_pipelined": pipelined["line_rate_multiple"] if pipelined else None,
         "presets": presets,
         "in_process": in_process,
         "pty": pty,
+        "pipelined": pipelined,
     }
 
 
@@ -122,9 +195,12 @@ def main() -> None:
     parser.add_argument(
         "--presets", default="all", help="comma-separated preset names (default: all ten)"
     )
+    parser.add_argument(
+        "--presses", type=int, default=20000, help="pipelined presses (0: skip that run)"
+    )
     args = parser.parse_args()
     presets = list(common.PRESETS) if args.presets == "all" else args.presets.split(",")
-    result = asyncio.run(run(args.games_per_preset, presets))
+    result = asyncio.run(run(args.games_per_preset, presets, args.presses))
     print(json.dumps({"machine": common.machine(), **result}))
 
 
