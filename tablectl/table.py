@@ -156,7 +156,8 @@ class Table:
         self.walls_done: set[int] = set()
         self.faults: set[m.FaultCode] = set()
         self.resume_phase = "table_idle" if self.state.wall is None else "table_playing_turn"
-        self.sent: dict[tuple[str, int], m.Message] = {}
+        #: What each display and lamp slot was last sent (its field values).
+        self.sent: dict[tuple[str, int], dict[str, Any]] = {}
         self.claim_deadline: float | None = None
         self.clock_started: float | None = None
         self.games_finished = 0
@@ -983,38 +984,46 @@ class Table:
         tag = " LAST" if console.last_game else ""
         return _fit(f"{wind} {score}{tag}"), _fit(message)
 
-    def wanted(self) -> list[m.Message]:
-        """Every display and lamp command describing the table now."""
+    def _display_fields(self) -> list[tuple[type[m.Message], dict[str, Any]]]:
+        """Every display and lamp command describing the table now, as a class and its
+        field values (cheap to compare; building the message validates every field)."""
         state = self.state
-        out: list[m.Message] = []
+        out: list[tuple[type[m.Message], dict[str, Any]]] = []
         for seat in range(self.players):
             line1, line2 = self.seat_lines(seat)
-            out.append(m.SeatDisplay(seat=seat, line1=line1, line2=line2))
+            out.append((m.SeatDisplay, {"seat": seat, "line1": line1, "line2": line2}))
             riichi = seat in state.riichi or seat == state.pending_riichi
-            out.append(m.SeatLamps(seat=seat, dealer=seat == state.dealer, riichi=riichi))
+            lamps = {"seat": seat, "dealer": seat == state.dealer, "riichi": riichi}
+            out.append((m.SeatLamps, lamps))
         wall = state.wall
         clock = None
         limit = self.rules.game.time_limit_minutes
         if limit is not None and self.clock_started is not None:
             clock = max(0, int(limit * 60 - (self.now() - self.clock_started)))
-        out.append(
-            m.CentreDisplay(
-                round_wind=m.Wind(state.round_index % 4),
-                round_number=state.dealer + 1,
-                honba=min(state.honba, 255),
-                deposits=min(state.kyoutaku // 1000, 255),
-                tiles_left=min(wall.live_left, 136) if wall is not None else 0,
-                clock=clock,
-            )
-        )
+        centre = {
+            "round_wind": m.Wind(state.round_index % 4),
+            "round_number": state.dealer + 1,
+            "honba": min(state.honba, 255),
+            "deposits": min(state.kyoutaku // 1000, 255),
+            "tiles_left": min(wall.live_left, 136) if wall is not None else 0,
+            "clock": clock,
+        }
+        out.append((m.CentreDisplay, centre))
         return out
 
+    def wanted(self) -> list[m.Message]:
+        """Every display and lamp command describing the table now."""
+        return [cls(**fields) for cls, fields in self._display_fields()]
+
     def refresh(self, force: bool = False) -> None:
-        """Send the display and lamp commands that changed since they were last sent."""
+        """Send the display and lamp commands that changed since they were last sent.
+
+        Called after every table event; only the changed ones are built as messages (a key
+        press usually changes one display of nine)."""
         if not self.phase.startswith("table_") and self.phase != "fault":
             return
-        for msg in self.wanted():
-            slot = (type(msg).__name__, int(getattr(msg, "seat", 0)))
-            if force or self.sent.get(slot) != msg:
-                self.sent[slot] = msg
-                self.post_command(msg)
+        for cls, fields in self._display_fields():
+            slot = (cls.__name__, int(fields.get("seat", 0)))
+            if force or self.sent.get(slot) != fields:
+                self.sent[slot] = fields
+                self.post_command(cls(**fields))
