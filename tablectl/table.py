@@ -895,6 +895,12 @@ class Table:
                 console.prompt = ""
                 console.message = ""
         target = self.resume_phase
+        if target == "table_dice":
+            # The fault came while waiting for the dice (a roll refused, the dice stuck):
+            # no DiceResult is coming, so the dealer rolls again.
+            await self._to("table_walls_up")
+            self.consoles[self.state.dealer].prompt = "ROLL?"
+            return
         await self._to(target)
         if target in ("table_shuffling", "table_walls_up", "table_idle"):
             await self._to("table_idle")

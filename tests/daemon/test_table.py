@@ -379,3 +379,25 @@ async def test_a_roll_made_before_the_link_dropped_is_not_asked_for_again() -> N
     await rig.send(m.Fault(code=m.FaultCode.HOST_SILENT, text="host silent: motors stopped"))
     assert m.DiceRoll() not in rig.sent[before:]
     assert rig.table.phase == "table_dealing"
+
+
+async def test_a_fault_while_waiting_for_the_dice_ends_with_a_new_roll() -> None:
+    # Cleared with OK, a fault in table_dice must not leave the table waiting for dice
+    # nobody asked for: the dealer is prompted to roll again.
+    rig = Rig()
+    await rig.up()
+    for wall in range(rig.players):
+        await rig.send(m.WallStatus(wall=wall, state=m.WallState.DONE))
+    dealer = rig.state.dealer
+    await rig.key(dealer, K.OK)
+    assert rig.table.phase == "table_dice"
+    await rig.send(m.Fault(code=m.FaultCode.DICE, text="dice stuck"))
+    assert rig.lines(dealer)[0] == "FAULT"
+    await rig.key(dealer, K.OK)
+    assert rig.table.phase == "table_walls_up"
+    assert rig.lines(dealer)[0] == "ROLL?"
+    before = len(rig.sent)
+    await rig.key(dealer, K.OK)
+    assert m.DiceRoll() in rig.sent[before:]
+    await rig.send(m.DiceResult(die1=2, die2=5))
+    assert rig.table.phase == "table_dealing"
