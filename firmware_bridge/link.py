@@ -391,6 +391,10 @@ class Link:
                 self._events.put_nowait(item)
                 raise item
             if isinstance(item, _Received):
+                if item.session != self._session:
+                    # Received before the current handshake began and not handled since:
+                    # that hello asked the table to resend it, so it comes again.
+                    continue
                 if item.msg is None:
                     self._handled_pos = LinkPosition(item.boot_id, item.rx_after)
                     self._handled(item)
@@ -823,12 +827,14 @@ class Link:
         return msg
 
     def _handled(self, received: _Received) -> None:
-        """The consumer is done with ``received``: acknowledge it (and all before it)."""
-        if received.session != self._session or not self._up:
-            return  # from an older session: the new one resumed from rx_next already
+        """The consumer is done with ``received``: acknowledge it (and all before it), or,
+        while the link is down, remember it for the next hello."""
+        if received.session != self._session:
+            return  # a handshake began since: its hello asked for it again
         self._rx_handled = received.rx_after
-        self._ack_pending = True
-        self._flush_ack()
+        if self._up:
+            self._ack_pending = True
+            self._flush_ack()
 
     def _on_ack(self, ack: int) -> None:
         if self._apply_ack(ack):
@@ -923,7 +929,10 @@ class Link:
             schema_hash=SCHEMA_HASH,
             session=self._session,
             resume_boot_id=self._last_boot_id,
-            rx_next=self._rx_next,
+            # What the consumer handled, not what arrived: events still waiting in our
+            # queue are dropped at the new session and the table resends them, so none
+            # is lost if this process dies before handling them.
+            rx_next=self._rx_handled,
             host_version=self.host_version,
         )
         self._write(Frame(Flags.SYN, 0, 0, Hello.MSG_TYPE, hello.to_bytes()))

@@ -275,6 +275,30 @@ async def test_a_restarted_host_resumes_from_its_handled_position(handled: int) 
             assert not any(isinstance(e, TableRebooted) for e in seen)
 
 
+async def test_events_not_handled_before_a_reconnect_are_not_acked_by_its_hello() -> None:
+    # Events arrive, the line drops before the daemon handled them, the link comes back:
+    # the new hello must not ack them (the daemon may still die before handling them).
+    # The host drops its stale copies; the table resends them; each is handled once.
+    async with sim_links() as (host, device, connector, _):
+        first = await next_status(host, LinkUp)
+        sent = events(4)
+        posted = [device.post(e) for e in sent]
+        async with asyncio.timeout(5):
+            # Nobody pulls events() here: they arrive and wait in the host's queue.
+            while host.stats.frames_in < 4 or host._events.qsize() < len(sent):  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+            assert connector.current is not None
+            connector.current.pause(drop=True)
+            while host._session == first.session or not host.is_up:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+            assert not any(f.done() for f in posted)  # the new hello acked none of them
+            seen: list[LinkEvent] = []
+            assert await collect(host, len(sent), seen) == sent  # once each
+            await asyncio.gather(*posted)
+            await exchange(host, device, 2)
+        assert [type(e) for e in seen] == [LinkLost, LinkUp]
+
+
 async def test_a_stale_resume_position_acks_nothing() -> None:
     # A position of another boot (the table rebooted meanwhile) must not ack anything.
     name = f"t{next(_names)}"
@@ -375,8 +399,11 @@ async def test_table_reboot_is_reported() -> None:
             second = Link(listener.accept, role=Role.DEVICE, device_info=test_device_info(0x2222))
             async with second:
                 async with asyncio.timeout(5):
-                    await second.send(KeyPress(0, Key.MENU))
-                    assert await collect(host, 1, seen) == [KeyPress(0, Key.MENU)]
+                    # The host acks once the event is handled: consume alongside.
+                    got, _ = await asyncio.gather(
+                        collect(host, 1, seen), second.send(KeyPress(0, Key.MENU))
+                    )
+                    assert got == [KeyPress(0, Key.MENU)]
         reboot = [e for e in seen if isinstance(e, TableRebooted)]
         assert reboot == [TableRebooted(0x1111, 0x2222)]
         ups = [e for e in seen if isinstance(e, LinkUp)]

@@ -136,8 +136,8 @@ async def test_serial_reconnects_after_the_port_vanishes() -> None:
                 current.put_nowait(second)
                 up = await next_status(host, LinkUp)
                 assert not up.rebooted
-                await device.send(KeyPress(0, Key.OK))
-                assert await collect(host, 1) == [KeyPress(0, Key.OK)]
+                got, _ = await asyncio.gather(collect(host, 1), device.send(KeyPress(0, Key.OK)))
+                assert got == [KeyPress(0, Key.OK)]
             assert host.stats.reconnects >= 1
     finally:
         for m in masters:
@@ -193,8 +193,10 @@ async def test_usb_url_selects_process_loopback_and_survives_unplug() -> None:
                 await asyncio.sleep(0.05)  # unplugged for a while: reconnects fail, then
                 device.replug()
                 await next_status(host, LinkUp)
-                await dev_link.send(KeyPress(3, Key.STAFF_CALL))
-                assert await collect(host, 1) == [KeyPress(3, Key.STAFF_CALL)]
+                got, _ = await asyncio.gather(
+                    collect(host, 1), dev_link.send(KeyPress(3, Key.STAFF_CALL))
+                )
+                assert got == [KeyPress(3, Key.STAFF_CALL)]
     finally:
         backend.remove_device(device)
 
