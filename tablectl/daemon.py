@@ -32,9 +32,6 @@ log = logging.getLogger(__name__)
 
 #: How often claim windows and the game clock are checked (a tenth of a human reaction).
 TICK_S = 0.1
-#: Table events that journal nothing (score-page keys...) after which the link position
-#: is stored anyway: well inside the 8-bit sequence space, one fsync per this many keys.
-POSITION_EVERY = 32
 
 
 class JournalRecorder:
@@ -70,24 +67,24 @@ class JournalRecorder:
         one transaction together with the link position, durable when the block ends.
 
         So after a crash the journal has all of it and the table does not resend the
-        event, or none of it and the table does. With nothing journalled, the position is
-        still stored every ``POSITION_EVERY`` table events (no write otherwise)."""
+        event, or none of it and the table does. A table event that journals nothing (a
+        key that opens a prompt, a confirmation) still moves the stored position, without
+        an fsync: a restarted daemon must not get it again, since the console state it
+        acted on is gone (the daemon before this design acked such keys at once too)."""
         self._batch = []
         try:
             with self.journal.batch():
                 yield
                 position = self.position()
-                if position is not None and (self._batch or self._position_due(position)):
+                journalled = bool(self._batch)
+                if position is not None and journalled:
                     self.journal.set_link_position(position)
-                    self.stored = position
+            if position is not None and not journalled and position != self.stored:
+                self.journal.set_link_position(position, sync=False)
+            if position is not None:
+                self.stored = position
         finally:
             self._batch = None
-
-    def _position_due(self, now: LinkPosition) -> bool:
-        last = self.stored
-        if last is None or last.boot_id != now.boot_id:
-            return True
-        return (now.rx_next - last.rx_next) % 256 >= POSITION_EVERY
 
     def game_started(self, rules: HouseRules) -> None:
         """Open a new game in the journal."""

@@ -502,11 +502,25 @@ class Journal:
             self._finish(conn, game_id, final_dict, now)
         log.info("game %s finished: %s", game_id, final_dict.get("scores"))
 
-    def set_link_position(self, position: LinkPosition) -> None:
-        """Store how far the daemon handled the table's events, on its own (the daemon does
-        this now and then for events that journal nothing, such as score-page keys)."""
-        with self._transaction() as conn:
-            _write_position(conn, position)
+    def set_link_position(self, position: LinkPosition, *, sync: bool = True) -> None:
+        """Store how far the daemon handled the table's events, on its own (for table
+        events that journal nothing, such as keys that move a prompt).
+
+        ``sync=False`` commits without an fsync (``synchronous=NORMAL`` for this write):
+        it survives the daemon being killed, not a power cut, which then at worst makes
+        the table resend a few such keys. Inside a batch it simply joins the batch.
+        """
+        if sync or self._in_batch:
+            with self._transaction() as conn:
+                _write_position(conn, position)
+            return
+        with self._lock:
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            try:
+                with self._transaction() as conn:
+                    _write_position(conn, position)
+            finally:
+                self._conn.execute("PRAGMA synchronous = FULL")
 
     def link_position(self) -> LinkPosition | None:
         """The last stored link position, or None if none was ever stored."""
