@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import signal
 import time
@@ -48,6 +49,7 @@ class JournalRecorder:
         game_id: str | None = None,
         clock: Callable[[], float] = time.time,
         position: Callable[[], LinkPosition | None] = lambda: None,
+        flow: Callable[[], dict[str, Any] | None] = lambda: None,
     ) -> None:
         self.journal = journal
         self.table_id = table_id
@@ -59,7 +61,32 @@ class JournalRecorder:
         self.position = position
         #: The position stored last (with an event or on its own).
         self.stored: LinkPosition | None = journal.link_position()
+        #: The table controller's console state, stored with the position.
+        self.flow = flow
+        #: Events journalled in the current game (the stored flow names it).
+        self.game_events = journal.game(game_id).event_count if game_id is not None else 0
         self._batch: list[ev.Event] | None = None
+
+    def _flow_text(self) -> str | None:
+        flow = self.flow()
+        if flow is None or self.game_id is None:
+            return None
+        record = {"game_id": self.game_id, "events": self.game_events, "flow": flow}
+        return json.dumps(record, separators=(",", ":"))
+
+    def stored_flow(self) -> dict[str, Any] | None:
+        """The console state stored for exactly the journal's current game and events."""
+        text = self.journal.link_flow()
+        if text is None or self.game_id is None:
+            return None
+        try:
+            record = json.loads(text)
+        except ValueError:
+            return None
+        if record.get("game_id") != self.game_id or record.get("events") != self.game_events:
+            return None
+        flow = record.get("flow")
+        return flow if isinstance(flow, dict) else None
 
     @contextlib.contextmanager
     def handling(self) -> Iterator[None]:
@@ -78,9 +105,9 @@ class JournalRecorder:
                 position = self.position()
                 journalled = bool(self._batch)
                 if position is not None and journalled:
-                    self.journal.set_link_position(position)
+                    self.journal.set_link_position(position, flow=self._flow_text())
             if position is not None and not journalled and position != self.stored:
-                self.journal.set_link_position(position, sync=False)
+                self.journal.set_link_position(position, sync=False, flow=self._flow_text())
             if position is not None:
                 self.stored = position
         finally:
@@ -91,6 +118,7 @@ class JournalRecorder:
         self.game_id = self.journal.start_game(
             self.table_id, self.rules_ref, self.seats, self.clock()
         )
+        self.game_events = 0
 
     def event_accepted(self, event: ev.Event, state: GameState) -> None:
         """Append ``event``; when it ended the game, the record goes in the same write."""
@@ -99,10 +127,12 @@ class JournalRecorder:
         final = state.final.as_dict() if state.finished and state.final is not None else None
         if self._batch is not None:  # the position goes in when the batch ends
             self.journal.append(self.game_id, event, self.clock(), final=final)
+            self.game_events += 1
             self._batch.append(event)
             return
         position = self.position()
         self.journal.append(self.game_id, event, self.clock(), final=final, position=position)
+        self.game_events += 1
         if position is not None:
             self.stored = position
 
@@ -197,6 +227,13 @@ class Daemon:
             on_game_over=self._game_over,
         )
         self.table = table
+        recorder.flow = table.flow_snapshot
+        flow = recorder.stored_flow() if resumed is not None else None
+        if flow is not None:
+            try:
+                table.restore_flow(flow)
+            except ValueError as exc:
+                log.warning("[%s] stored console state not used: %s", config.table_id, exc)
         if resumed is not None:
             log.info(
                 "[%s] resuming game %s at %s %d",

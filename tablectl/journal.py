@@ -106,7 +106,8 @@ def _schema_v2(conn: sqlite3.Connection) -> None:
         """CREATE TABLE link_position (
             id      INTEGER PRIMARY KEY CHECK (id = 1),
             boot_id INTEGER NOT NULL,
-            rx_next INTEGER NOT NULL
+            rx_next INTEGER NOT NULL,
+            flow    TEXT
         )"""
     )
 
@@ -125,11 +126,14 @@ class LinkPosition(NamedTuple):
     rx_next: int
 
 
-def _write_position(conn: sqlite3.Connection, position: LinkPosition) -> None:
+def _write_position(
+    conn: sqlite3.Connection, position: LinkPosition, flow: str | None = None
+) -> None:
     conn.execute(
-        "INSERT INTO link_position (id, boot_id, rx_next) VALUES (1, ?, ?)"
-        " ON CONFLICT (id) DO UPDATE SET boot_id = excluded.boot_id, rx_next = excluded.rx_next",
-        (position.boot_id, position.rx_next),
+        "INSERT INTO link_position (id, boot_id, rx_next, flow) VALUES (1, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET boot_id = excluded.boot_id,"
+        " rx_next = excluded.rx_next, flow = excluded.flow",
+        (position.boot_id, position.rx_next, flow),
     )
 
 
@@ -502,25 +506,34 @@ class Journal:
             self._finish(conn, game_id, final_dict, now)
         log.info("game %s finished: %s", game_id, final_dict.get("scores"))
 
-    def set_link_position(self, position: LinkPosition, *, sync: bool = True) -> None:
+    def set_link_position(
+        self, position: LinkPosition, *, sync: bool = True, flow: str | None = None
+    ) -> None:
         """Store how far the daemon handled the table's events, on its own (for table
         events that journal nothing, such as keys that move a prompt).
 
         ``sync=False`` commits without an fsync (``synchronous=NORMAL`` for this write):
         it survives the daemon being killed, not a power cut, which then at worst makes
         the table resend a few such keys. Inside a batch it simply joins the batch.
+        ``flow`` is the daemon's console state at that position (JSON text, see
+        :meth:`link_flow`); it replaces the stored one.
         """
         if sync or self._in_batch:
             with self._transaction() as conn:
-                _write_position(conn, position)
+                _write_position(conn, position, flow)
             return
         with self._lock:
             self._conn.execute("PRAGMA synchronous = NORMAL")
             try:
                 with self._transaction() as conn:
-                    _write_position(conn, position)
+                    _write_position(conn, position, flow)
             finally:
                 self._conn.execute("PRAGMA synchronous = FULL")
+
+    def link_flow(self) -> str | None:
+        """The console state stored with the last link position (None if none)."""
+        rows = self.query("SELECT flow FROM link_position WHERE id = 1")
+        return str(rows[0][0]) if rows and rows[0][0] is not None else None
 
     def link_position(self) -> LinkPosition | None:
         """The last stored link position, or None if none was ever stored."""

@@ -10,6 +10,7 @@ The key flows and prompts are specified in docs/console.md.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -166,6 +167,71 @@ class Table:
         self.game_started = state is not None and not self.state.finished
         self.state_model: Any = PhaseModel()
         self.machine = build_machine(self.state_model)
+
+    # ------------------------------------------------------------------ flow snapshot
+
+    def flow_snapshot(self) -> dict[str, Any]:
+        """What the consoles are in the middle of (prompts, typed digits, a claim window,
+        a win entry, confirmations) and the phase, as plain JSON-able data.
+
+        The daemon stores it with the link position after every table event, so a
+        restarted daemon that resumes the rules state from the journal resumes the
+        console flow too, instead of dropping a half-typed han entry."""
+        pending = None
+        if self.pending is not None:
+            p = self.pending
+            pending = {
+                "kind": p.kind,
+                "discarders": list(p.discarders),
+                "seats": list(p.seats),
+                "answered": sorted(p.answered),
+                "entries": [dataclasses.asdict(e) for e in p.entries.values()],
+                "tenpai": sorted(p.tenpai),
+                "nagashi": sorted(p.nagashi),
+                "call_kind": p.call_kind,
+            }
+        phase = self.phase if self.phase.startswith("table_") else self.resume_phase
+        return {
+            "phase": phase,
+            "consoles": [dataclasses.asdict(c) for c in self.consoles],
+            "pending": pending,
+            "walls_done": sorted(self.walls_done),
+            "game_started": self.game_started,
+        }
+
+    def restore_flow(self, snapshot: dict[str, Any]) -> None:
+        """Take up a :meth:`flow_snapshot` of the same rules state (before ``link_up``).
+        Raises ValueError (changing nothing) if it does not fit this table."""
+        try:
+            consoles = [SeatConsole(**c) for c in snapshot["consoles"]]
+            raw = snapshot["pending"]
+            pending = None
+            if raw is not None:
+                entries = [WinEntry(**e) for e in raw["entries"]]
+                pending = Pending(
+                    kind=str(raw["kind"]),
+                    discarders=tuple(int(d) for d in raw["discarders"]),
+                    seats=[int(x) for x in raw["seats"]],
+                    answered={int(x) for x in raw["answered"]},
+                    entries={e.seat: e for e in entries},
+                    tenpai={int(x) for x in raw["tenpai"]},
+                    nagashi={int(x) for x in raw["nagashi"]},
+                    call_kind=str(raw["call_kind"]),
+                )
+            phase = str(snapshot["phase"])
+            walls_done = {int(w) for w in snapshot["walls_done"]}
+            game_started = bool(snapshot["game_started"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"console state does not fit: {exc!r}") from exc
+        if len(consoles) != self.players or not phase.startswith("table_"):
+            raise ValueError(f"console state for another table: {len(consoles)} seats, {phase}")
+        self.consoles = consoles
+        self.pending = pending
+        self.walls_done = walls_done
+        self.game_started = game_started
+        self.resume_phase = phase
+        if phase == "table_playing_claim":
+            self.claim_deadline = self.now() + self.claim_window_s  # a fresh window
 
     # ------------------------------------------------------------------ phase helpers
 

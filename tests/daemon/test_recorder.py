@@ -91,3 +91,26 @@ def test_commands_wait_until_the_event_is_on_disk(tmp_path: Path) -> None:
     assert link.posted == [display]  # what the failed event caused never went out
     daemon._post(display)  # outside a handling: at once
     assert link.posted == [display, display]
+
+
+def test_the_console_flow_is_stored_for_exactly_that_journal_state(tmp_path: Path) -> None:
+    state = initial_state(load_rules("kenko"))
+    position: list[LinkPosition | None] = [LinkPosition(7, 1)]
+    flow = {"phase": "table_result_entry", "n": 0}
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path) as journal:
+        recorder = _recorder(journal, position)
+        recorder.flow = lambda: dict(flow)
+        with recorder.handling():
+            recorder.game_started(state.rules)
+            recorder.event_accepted(Riichi(seat=1), state)
+        flow["n"] = 1
+        position[0] = LinkPosition(7, 2)
+        with recorder.handling():  # a key that journals nothing: the flow moves too
+            pass
+        game_id = recorder.game_id
+    with Journal.open(path) as journal:
+        again = JournalRecorder(journal, "t1", "kenko", None, game_id=game_id)
+        assert again.stored_flow() == {"phase": "table_result_entry", "n": 1}
+        journal.append(game_id, Riichi(seat=2), T0)  # written without the flow: stale now
+        assert JournalRecorder(journal, "t1", "kenko", None, game_id=game_id).stored_flow() is None

@@ -6,7 +6,10 @@ commands it posts; the clock is a number the test moves.
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+import pytest
 
 from firmware_bridge import messages as m
 from tablectl.rules import events as ev
@@ -401,3 +404,67 @@ async def test_a_fault_while_waiting_for_the_dice_ends_with_a_new_roll() -> None
     assert m.DiceRoll() in rig.sent[before:]
     await rig.send(m.DiceResult(die1=2, die2=5))
     assert rig.table.phase == "table_dealing"
+
+
+async def _restarted(rig: Rig) -> Rig:
+    """The daemon dies: a new controller on the journalled state and the stored flow."""
+    snapshot = json.loads(json.dumps(rig.table.flow_snapshot()))  # as stored: JSON text
+    new = Rig(rig.rules.name, state=rig.state)
+    new.table.restore_flow(snapshot)
+    await new.up()
+    return new
+
+
+@pytest.mark.parametrize("cut", range(7))
+async def test_a_restart_in_the_middle_of_a_double_ron_entry_goes_on_from_there(cut: int) -> None:
+    # Killed after any key of the claim window and the han/fu entries, the restarted
+    # daemon shows the same prompts and the entry ends with the same scores.
+    rig = Rig("ariari")
+    await rig.up()
+    await rig.start_hand()
+    keys: list[tuple[int, K]] = [(1, K.RON), (3, K.RON), (2, K.CANCEL)]
+    for seat, han in ((1, "1"), (3, "3")):
+        keys += [(seat, K(int(han))), (seat, K.OK), (seat, K.DIGIT_3), (seat, K.DIGIT_0)]
+        keys.append((seat, K.OK))
+    for i, (seat, key) in enumerate(keys):
+        if i == cut:
+            shown = [rig.lines(s)[0] for s in range(rig.players)]
+            rig = await _restarted(rig)
+            assert [rig.lines(s)[0] for s in range(rig.players)] == shown
+        await rig.key(seat, key)
+    assert rig.state.scores == (25000 - 1000 - 3900, 26000, 25000, 28900)
+
+
+async def test_a_restart_during_the_confirmations_keeps_them() -> None:
+    rig = Rig("ariari")
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.TSUMO)
+    await rig.type(0, "2")
+    await rig.key(0, K.OK)
+    await rig.type(0, "30")
+    await rig.key(0, K.OK)
+    await rig.key(1, K.OK)
+    assert rig.table.phase == "table_settlement"
+    rig = await _restarted(rig)
+    assert rig.table.phase == "table_settlement"
+    assert rig.lines(2)[0].startswith("CONFIRM") and not rig.lines(1)[0].startswith("CONFIRM")
+    for seat in (0, 2, 3):
+        await rig.key(seat, K.OK)
+    assert m.WallCommand(action=m.WallAction.SHUFFLE) in rig.sent
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [{}, {"phase": "offline", "consoles": [], "pending": None, "walls_done": [],
+          "game_started": True}, {"phase": "table_playing_turn", "consoles": [{"bogus": 1}] * 4,
+          "pending": None, "walls_done": [], "game_started": True}],
+)  # fmt: skip
+async def test_a_flow_that_does_not_fit_is_refused_and_changes_nothing(
+    broken: dict[str, Any],
+) -> None:
+    rig = Rig()
+    before = rig.table.flow_snapshot()
+    with pytest.raises(ValueError, match="console state"):
+        rig.table.restore_flow(broken)
+    assert rig.table.flow_snapshot() == before
