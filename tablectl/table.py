@@ -191,8 +191,12 @@ class Table:
                 "call_kind": p.call_kind,
             }
         phase = self.phase if self.phase.startswith("table_") else self.resume_phase
+        started = self.clock_started
         return {
             "phase": phase,
+            # Seconds the game clock had run (a time limit survives a restart; the time
+            # the daemon was down is not counted).
+            "clock_s": None if started is None else round(self.now() - started, 3),
             "consoles": [dataclasses.asdict(c) for c in self.consoles],
             "pending": pending,
             "walls_done": sorted(self.walls_done),
@@ -219,6 +223,8 @@ class Table:
                     call_kind=str(raw["call_kind"]),
                 )
             phase = str(snapshot["phase"])
+            clock_s = snapshot.get("clock_s")
+            clock_s = None if clock_s is None else float(clock_s)
             walls_done = {int(w) for w in snapshot["walls_done"]}
             game_started = bool(snapshot["game_started"])
         except (KeyError, TypeError, ValueError) as exc:
@@ -229,6 +235,7 @@ class Table:
         self.pending = pending
         self.walls_done = walls_done
         self.game_started = game_started
+        self.clock_started = None if clock_s is None else self.now() - clock_s
         self.resume_phase = phase
         if phase == "table_playing_claim":
             self.claim_deadline = self.now() + self.claim_window_s  # a fresh window

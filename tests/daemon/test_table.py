@@ -468,3 +468,20 @@ async def test_a_flow_that_does_not_fit_is_refused_and_changes_nothing(
     with pytest.raises(ValueError, match="console state"):
         rig.table.restore_flow(broken)
     assert rig.table.flow_snapshot() == before
+
+
+async def test_the_game_clock_survives_a_restart() -> None:
+    # kenko has a time limit: minutes played before the daemon died still count.
+    rig = Rig("kenko")
+    await rig.up()
+    await rig.start_hand()
+    rig.clock += 600.0
+    await rig.key(1, K.DIGIT_0)
+    before = next(x for x in reversed(rig.sent) if isinstance(x, m.CentreDisplay)).clock
+    snapshot = json.loads(json.dumps(rig.table.flow_snapshot()))
+    new = Rig("kenko", state=rig.state)
+    new.clock = 5000.0  # another process: its monotonic clock has nothing to do with ours
+    new.table.restore_flow(snapshot)
+    await new.up()
+    after = next(x for x in reversed(new.sent) if isinstance(x, m.CentreDisplay)).clock
+    assert before is not None and after == before
