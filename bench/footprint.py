@@ -13,7 +13,8 @@ a row (one journal). Measured on the daemon process:
   first hand set up);
 * ``rss_mb_start``: VmRSS (``/proc/PID/status``) when that first display arrived;
   ``rss_mb_first_game`` after the first game; ``rss_mb_after`` after the last; the series
-  after every 10 % of the games, and ``rss_growth_mb`` = after - first game;
+  after every 10 % of the games, ``rss_growth_mb`` = after - first game, and
+  ``rss_growth_second_half_mb`` = after - at half the games (the steady state);
 * ``cpu_ms_per_hand``: utime + stime (``/proc/PID/stat``) from the first display to the
   last game over, divided by the hands in the journal (one ``dice`` event per hand);
 * ``frames_per_cpu_s``: frames through the daemon's link (counted at the simulator's end
@@ -97,6 +98,11 @@ async def run(games: int, preset: str) -> dict[str, Any]:
         "rss_mb_after": round(rss_after, 2),
         "rss_growth_mb": round(rss_after - rss_first, 2),
         "rss_mb_max": round(max(rss_values + [rss_after]), 2),
+        # Growth over the second half of the run: a steady state shows ~0 (the first games
+        # warm caches up: SQLite's page cache, interned strings, the allocator's arenas).
+        "rss_growth_second_half_mb": round(rss_after - rss_values[len(rss_values) // 2 - 1], 2)
+        if len(rss_values) >= 2
+        else None,
         "rss_series": series,
         "start_to_display_s": round(displayed - spawned, 3),
         "games": games,
