@@ -330,6 +330,7 @@ class Link:
             self._last_boot_id = resume.boot_id
             self._rx_next = self._rx_handled = resume.rx_next
         self._retained = retained
+        self._acks_held = False
         self._ack_pending = False
         self._tx_next = 0
         self._window: collections.deque[_Outgoing] = collections.deque()
@@ -403,8 +404,10 @@ class Link:
                 try:
                     yield item.msg
                 finally:
-                    # Back here (or closed) only once the consumer has handled the message.
-                    self._handled(item)
+                    # Back here (or closed) only once the consumer has handled the message,
+                    # unless it said it failed (hold_acks): then the table keeps it.
+                    if not self._acks_held:
+                        self._handled(item)
                 continue
             yield typing.cast(LinkEvent, item)
 
@@ -467,6 +470,13 @@ class Link:
     def boot_id(self) -> int:
         """Host role: the table's last seen boot id (0 before the first session)."""
         return self._last_boot_id
+
+    def hold_acks(self) -> None:
+        """Host role: the consumer failed while handling an event (its journal write did
+        not commit, say): acknowledge nothing from now on, not even that event when the
+        ``events()`` generator is closed. The table keeps what was not acknowledged and
+        resends it to the next process, which resumes from the journal."""
+        self._acks_held = True
 
     @property
     def position(self) -> LinkPosition:
@@ -829,7 +839,7 @@ class Link:
     def _handled(self, received: _Received) -> None:
         """The consumer is done with ``received``: acknowledge it (and all before it), or,
         while the link is down, remember it for the next hello."""
-        if received.session != self._session:
+        if received.session != self._session or self._acks_held:
             return  # a handshake began since: its hello asked for it again
         self._rx_handled = received.rx_after
         if self._up:

@@ -247,9 +247,20 @@ class Daemon:
             async with self.link:
                 if publisher is not None:
                     tasks.append(asyncio.create_task(publisher.run()))
-                tasks.append(asyncio.create_task(self._ticker(table, recorder)))
-                tasks.append(asyncio.create_task(self._consume(table, recorder)))
-                await self.stop.wait()
+                core = [
+                    asyncio.create_task(self._ticker(table, recorder)),
+                    asyncio.create_task(self._consume(table, recorder)),
+                ]
+                tasks.extend(core)
+                stopped = asyncio.create_task(self.stop.wait())
+                tasks.append(stopped)
+                await asyncio.wait([stopped, *core], return_when=asyncio.FIRST_COMPLETED)
+                for task in core:
+                    failure = task.exception() if task.done() and not task.cancelled() else None
+                    if failure is not None:
+                        # Handling failed (a journal write, a bug): the state in memory may
+                        # be ahead of the journal. Stop; the next start resumes from it.
+                        raise failure
         finally:
             if publisher is not None:
                 # First: flush what the parlor has not seen yet (the last game) and say
@@ -287,8 +298,19 @@ class Daemon:
         while True:
             await asyncio.sleep(TICK_S)
             async with self._lock:
-                with self._holding(), recorder.handling():
+                with self._failing_holds_acks(), self._holding(), recorder.handling():
                     await table.tick()
+
+    @contextlib.contextmanager
+    def _failing_holds_acks(self) -> Iterator[None]:
+        """If handling fails, the link acknowledges nothing more: what was not journalled
+        stays with the table for the next daemon (see :meth:`run`)."""
+        try:
+            yield
+        except BaseException as exc:
+            if self.link is not None and not isinstance(exc, asyncio.CancelledError):
+                self.link.hold_acks()
+            raise
 
     async def _consume(self, table: Table, recorder: JournalRecorder) -> None:
         assert self.link is not None
@@ -296,7 +318,7 @@ class Daemon:
             async with self._lock:
                 if isinstance(item, m.Message):
                     self._handling = self.link.position
-                with self._holding(), recorder.handling():
+                with self._failing_holds_acks(), self._holding(), recorder.handling():
                     await self._dispatch(table, item)
             if self.max_games is not None and table.games_finished >= self.max_games:
                 self.stop.set()

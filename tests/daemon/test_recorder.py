@@ -3,6 +3,7 @@ transaction with the link position, and nothing it causes goes out before that."
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +115,40 @@ def test_the_console_flow_is_stored_for_exactly_that_journal_state(tmp_path: Pat
         assert again.stored_flow() == {"phase": "table_result_entry", "n": 1}
         journal.append(game_id, Riichi(seat=2), T0)  # written without the flow: stale now
         assert JournalRecorder(journal, "t1", "kenko", None, game_id=game_id).stored_flow() is None
+
+
+async def test_a_failed_event_is_not_acked_and_the_daemon_stops(tmp_path: Path) -> None:
+    # The journal write of a table event fails: the daemon must not ack it (the table keeps
+    # it for the next daemon) and must stop with the error instead of running on with a
+    # state the journal does not have.
+    from hw_sim import SimTable
+    from tablectl.journal import JournalError
+
+    sim = SimTable("tenhou", 1, autoplay=False)
+    url = await sim.start_sim(f"fail-{tmp_path.name}")
+    daemon = Daemon(config_for(url, "tenhou", tmp_path / "j.sqlite3"))
+    failing = m.KeyPress(seat=2, key=m.Key.DIGIT_0)
+
+    def broken_handle(msg: m.Message) -> Any:
+        async def fail() -> None:
+            raise JournalError("disk full")
+
+        async def ok() -> None:
+            return None
+
+        return fail() if msg == failing else ok()
+
+    try:
+        async with asyncio.timeout(20):
+            task = asyncio.create_task(daemon.run())
+            while daemon.table is None or not sim.firmware.link_up:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+            daemon.table.handle = broken_handle  # type: ignore[method-assign]
+            sim.press(2, m.Key.DIGIT_0)
+            with pytest.raises(JournalError, match="disk full"):
+                await task
+        link = sim.firmware.link
+        assert link is not None
+        assert failing in [msg for _, msg in link.unacked().events]
+    finally:
+        await sim.close()
