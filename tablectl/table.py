@@ -303,6 +303,8 @@ class Table:
 
     async def tick(self) -> None:
         """Called about once a second: the claim window and the game clock."""
+        if not self.phase.startswith("table_"):
+            return  # offline or in a fault: both wait (a restored window restarts on link up)
         if self.claim_deadline is not None and self.now() >= self.claim_deadline:
             await self._close_claim()
         if self._clock_ran_out():

@@ -485,3 +485,21 @@ async def test_the_game_clock_survives_a_restart() -> None:
     await new.up()
     after = next(x for x in reversed(new.sent) if isinstance(x, m.CentreDisplay)).clock
     assert before is not None and after == before
+
+
+async def test_a_restored_claim_window_waits_for_the_link() -> None:
+    # Restored while offline, the window must not close (and the ticker must not fail)
+    # before the table is back; once it is, the window runs again.
+    rig = Rig("ariari")
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(1, K.RON)
+    assert rig.table.phase == "table_playing_claim"
+    snapshot = json.loads(json.dumps(rig.table.flow_snapshot()))
+    new = Rig("ariari", state=rig.state)
+    new.table.restore_flow(snapshot)
+    new.clock += 60.0
+    await new.table.tick()  # offline: nothing happens
+    assert new.table.pending is not None and new.table.pending.kind == "claim"
+    await new.up()
+    assert new.table.phase == "table_playing_claim"
