@@ -16,18 +16,20 @@ import logging
 import signal
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import firmware_bridge
 from firmware_bridge import Link, LinkDown, LinkEvent, LinkLost, LinkUp, Role, TableRebooted
 from firmware_bridge import messages as m
 from tablectl.config import DaemonConfig
 from tablectl.journal import Journal, LinkPosition, resume
-from tablectl.mqtt import TablePublisher
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState
 from tablectl.table import CLAIM_WINDOW_S, Table
+
+if TYPE_CHECKING:
+    from tablectl.mqtt import TablePublisher
 
 log = logging.getLogger(__name__)
 
@@ -201,11 +203,13 @@ class Daemon:
             config.seat_names,
             game_id=resumed.game_id if resumed is not None else None,
         )
-        publisher = (
-            TablePublisher(config.mqtt, config.table_id, rules.players)
-            if config.mqtt is not None
-            else None
-        )
+        publisher: TablePublisher | None = None
+        if config.mqtt is not None:
+            # Imported here: aiomqtt and paho cost ~40 ms of start-up, and a table without
+            # a parlor broker never needs them.
+            from tablectl.mqtt import TablePublisher
+
+            publisher = TablePublisher(config.mqtt, config.table_id, rules.players)
         stored = recorder.stored
         self.link = Link(
             config.device,
