@@ -308,21 +308,29 @@ class Journal:
                 yield
                 return
             self._in_batch = True
-            conn = self._conn
             try:
-                yield
-                if self._batch_open:
-                    conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise JournalError(f"{self.path}: write failed: {exc}") from exc
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+                with self._rollback_on_error():
+                    yield
+                    if self._batch_open:
+                        self._conn.execute("COMMIT")
             finally:
                 self._in_batch = self._batch_open = False
+
+    @contextmanager
+    def _rollback_on_error(self) -> Iterator[None]:
+        """Roll back an open transaction if the block raises; a SQLite failure becomes a
+        JournalError naming the file."""
+        conn = self._conn
+        try:
+            yield
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise JournalError(f"{self.path}: write failed: {exc}") from exc
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -349,20 +357,12 @@ class Journal:
                         raise JournalError(f"{self.path}: write failed: {exc}") from exc
                     raise
                 return
-            try:
+            with self._rollback_on_error():
                 # IMMEDIATE takes the write lock up front, so a concurrent reader upgrading
                 # to a writer cannot make us fail half-way.
                 conn.execute("BEGIN IMMEDIATE")
                 yield conn
                 conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise JournalError(f"{self.path}: write failed: {exc}") from exc
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run a read-only query (for :mod:`tablectl.records` and tools); errors name the file."""
