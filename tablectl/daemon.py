@@ -302,15 +302,18 @@ class Daemon:
         while True:
             await asyncio.sleep(TICK_S)
             async with self._lock:
-                with self._failing_holds_acks(), self._holding(), recorder.handling():
+                with self._one_unit(recorder):
                     await table.tick()
 
     @contextlib.contextmanager
-    def _failing_holds_acks(self) -> Iterator[None]:
-        """If handling fails, the link acknowledges nothing more: what was not journalled
-        stays with the table for the next daemon (see :meth:`run`)."""
+    def _one_unit(self, recorder: JournalRecorder) -> Iterator[None]:
+        """Handle one table event or one tick as a unit: what it journals commits in one
+        transaction with the link position, the commands it causes go out after that, and
+        if it fails the link acknowledges nothing more (what was not journalled stays with
+        the table for the next daemon, see :meth:`run`)."""
         try:
-            yield
+            with self._holding(), recorder.handling():
+                yield
         except BaseException as exc:
             if self.link is not None and not isinstance(exc, asyncio.CancelledError):
                 self.link.hold_acks()
@@ -322,7 +325,7 @@ class Daemon:
             async with self._lock:
                 if isinstance(item, m.Message):
                     self._handling = self.link.position
-                with self._failing_holds_acks(), self._holding(), recorder.handling():
+                with self._one_unit(recorder):
                     await self._dispatch(table, item)
             if self.max_games is not None and table.games_finished >= self.max_games:
                 self.stop.set()
