@@ -396,11 +396,10 @@ class Link:
                     # Received before the current handshake began and not handled since:
                     # that hello asked the table to resend it, so it comes again.
                     continue
+                self._handled_pos = LinkPosition(item.boot_id, item.rx_after)
                 if item.msg is None:
-                    self._handled_pos = LinkPosition(item.boot_id, item.rx_after)
                     self._handled(item)
                     continue
-                self._handled_pos = LinkPosition(item.boot_id, item.rx_after)
                 try:
                     yield item.msg
                 finally:
