@@ -1092,10 +1092,6 @@ class Table:
         out.append((m.CentreDisplay, centre))
         return out
 
-    def wanted(self) -> list[m.Message]:
-        """Every display and lamp command describing the table now."""
-        return [cls(**fields) for cls, fields in self._display_fields()]
-
     def refresh(self, force: bool = False) -> None:
         """Send the display and lamp commands that changed since they were last sent.
 
