@@ -451,8 +451,9 @@ class Table:
                 return
         wall = self.state.wall
         if wall is not None and wall.taken and (wall.taken[-1], wall.taken_by[-1]) == (pos, seat):
-            # A position is taken once: this is the table resending a take whose ack was
-            # lost when an earlier daemon died right after journalling it.
+            # A position is taken once, so this is the same take reported twice (a sensor
+            # bounce, or firmware that resends without the link's resume): not a new take.
+            # Resends across daemon restarts are stopped by the link position itself.
             log.info("[%s] seat %d's take of %d again: a resend, ignored", self.table_id, seat, pos)
             return
         refusal = self._apply(*self._implied_discard(actor=seat), ev.Take(seat=seat, pos=pos))

@@ -328,7 +328,7 @@ async def test_chombo_via_staff_menu() -> None:
 
 
 async def test_a_resent_take_is_ignored_not_refused() -> None:
-    # After a daemon restart the table may resend the last take (its ack was lost).
+    # The same take reported twice (a sensor bounce, a resend) is not a new take.
     rig = Rig()
     await rig.up()
     await rig.start_hand()
