@@ -112,10 +112,45 @@ def _schema_v2(conn: sqlite3.Connection) -> None:
     )
 
 
+def _schema_v3(conn: sqlite3.Connection) -> None:
+    """Version 3: the table's notes: staff actions, wrong staff PINs, tray mismatches and
+    LAST GAME calls, with the seat they came from (see :meth:`Journal.note`)."""
+    conn.execute(
+        """CREATE TABLE notes (
+            id      INTEGER PRIMARY KEY,
+            game_id TEXT REFERENCES games (game_id),
+            at      REAL NOT NULL,
+            seat    INTEGER,
+            kind    TEXT NOT NULL,
+            detail  TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX notes_game ON notes (game_id)")
+
+
 #: Schema upgrades: ``MIGRATIONS[n]`` turns a version ``n - 1`` file into version ``n``.
 #: Each runs in its own transaction together with the ``user_version`` bump, so a crash
 #: mid-upgrade leaves the previous version intact.  Add a new entry; never edit an old one.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _schema_v1, 2: _schema_v2}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _schema_v1,
+    2: _schema_v2,
+    3: _schema_v3,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A journalled note (see :meth:`Journal.note`)."""
+
+    game_id: str | None
+    at: float
+    seat: int | None
+    kind: str
+    detail: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``journal export``, records)."""
+        return {"at": self.at, "seat": self.seat, "kind": self.kind, **self.detail}
 
 
 class LinkPosition(NamedTuple):
@@ -552,6 +587,37 @@ class Journal:
                 (now, game_id),
             )
         log.info("game %s abandoned", game_id)
+
+    def note(
+        self,
+        game_id: str | None,
+        now: float,
+        seat: int | None,
+        kind: str,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        """Journal a note: something staff may look up later that is not a rules event
+        (a staff action, a wrong staff PIN, a tray mismatch, a LAST GAME call).
+
+        ``game_id`` is the game it happened in (None between games). Durable on return,
+        or with the batch it is written in."""
+        now = _check_now(now)
+        text = json.dumps(detail or {}, ensure_ascii=False, separators=(",", ":"))
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO notes (game_id, at, seat, kind, detail) VALUES (?, ?, ?, ?, ?)",
+                (game_id, now, seat, kind, text),
+            )
+
+    def notes(self, game_id: str | None = None) -> list[Note]:
+        """The notes of one game (every note when ``game_id`` is None), oldest first."""
+        where, params = ("WHERE game_id = ?", (game_id,)) if game_id is not None else ("", ())
+        rows = self.query(
+            f"SELECT game_id, at, seat, kind, detail FROM notes {where} ORDER BY id", params
+        )
+        return [
+            Note(game_id=r[0], at=r[1], seat=r[2], kind=r[3], detail=json.loads(r[4])) for r in rows
+        ]
 
     # --- reading ------------------------------------------------------------------------
 

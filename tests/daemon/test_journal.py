@@ -305,9 +305,26 @@ def test_a_version_1_file_gains_the_link_position(
             journal.append(game_id, Riichi(seat=2), T0 + 1)
             assert journal.query("PRAGMA user_version") == [(1,)]
     with Journal.open(path) as journal:
-        assert journal.query("PRAGMA user_version") == [(2,)]
+        assert journal.query("PRAGMA user_version") == [(max(journal_mod.MIGRATIONS),)]
         assert journal.link_position() is None
         assert journal.events(game_id) == [Riichi(seat=2)]
+
+
+def test_a_version_2_file_gains_the_notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "j.sqlite3"
+    with monkeypatch.context() as patch:
+        old = {v: journal_mod.MIGRATIONS[v] for v in (1, 2)}
+        patch.setattr(journal_mod, "MIGRATIONS", old)
+        with Journal.open(path) as journal:
+            game_id = journal.start_game("t1", "kenko", None, T0)
+    with Journal.open(path) as journal:
+        assert journal.notes(game_id) == []
+        journal.note(game_id, T0 + 1, 2, "staff_pin_failed", {"action": "chombo"})
+        journal.note(None, T0 + 2, None, "staff_action", {"action": "new_game"})
+        assert [n.as_dict() for n in journal.notes(game_id)] == [
+            {"at": T0 + 1, "seat": 2, "kind": "staff_pin_failed", "action": "chombo"}
+        ]
+        assert len(journal.notes()) == 2
 
 
 def test_the_link_position_is_stored_with_the_event(tmp_path: Path) -> None:
