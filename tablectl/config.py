@@ -31,13 +31,16 @@ from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from tablectl.console.staff import PinFormatError, PinHash
 from tablectl.mqtt_settings import MqttSettings
 from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
 from tablectl.rules.options import HouseRules
 
 DEFAULT_JOURNAL = Path("/var/lib/tablectl/journal.sqlite3")
 TABLE_KEYS = ("id", "device", "rules", "journal", "seat_names")
-SECTIONS = ("table", "mqtt")
+SECTIONS = ("table", "mqtt", "staff", "trays")
+STAFF_KEYS = ("pin_hash", "socket", "rules_menu")
+TRAYS_KEYS = ("hold_next_hand",)
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 #: Integer limits of the [mqtt] options (MQTT keepalive is a 16-bit field).
 MQTT_RANGES = {"port": (1, 65535), "keepalive": (1, 65535)}
@@ -47,6 +50,16 @@ SEAT_NAME_MAX = 32
 
 class ConfigError(ValueError):
     """The config file is missing, not TOML, or holds a value that is not allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class StaffSettings:
+    """The ``[staff]`` section: the staff PIN (its salted hash), the local admin socket
+    (``tablectl ctl``) and the rules staff may pick for a new game on a console."""
+
+    pin_hash: PinHash | None = None
+    socket: Path | None = None
+    rules_menu: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +79,9 @@ class DaemonConfig:
     journal: Path = DEFAULT_JOURNAL
     seat_names: tuple[str, ...] | None = None
     mqtt: MqttSettings | None = None
+    staff: StaffSettings = StaffSettings()
+    #: ``[trays] hold_next_hand``: no dice while the trays disagree with the scores.
+    hold_next_hand: bool = True
 
 
 def _did_you_mean(key: str, allowed: typing.Iterable[str]) -> str:
@@ -131,6 +147,67 @@ def _check_rules(where: str, value: Any, folder: Path) -> tuple[str, HouseRules]
         return ref, load_rules(ref)
     except RulesConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from exc
+
+
+def _section(source: Path, raw: dict[str, Any], name: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    section = raw.get(name, {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{source}: [{name}] must be a table of options")
+    for key in section:
+        if key not in keys:
+            raise ConfigError(
+                f"{source}: unknown option in [{name}] {key!r}{_did_you_mean(key, keys)};"
+                f" allowed: {', '.join(keys)}"
+            )
+    return section
+
+
+def _check_staff(source: Path, raw: dict[str, Any], folder: Path, players: int) -> StaffSettings:
+    section = _section(source, raw, "staff", STAFF_KEYS)
+    pin_hash = None
+    if "pin_hash" in section:
+        where = _where(source, "staff", "pin_hash")
+        try:
+            pin_hash = PinHash.parse(_string(where, section["pin_hash"]))
+        except PinFormatError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    socket = (
+        _path(_where(source, "staff", "socket"), section["socket"], folder)
+        if ("socket" in section)
+        else None
+    )
+    menu: list[str] = []
+    if "rules_menu" in section:
+        where = _where(source, "staff", "rules_menu")
+        value = section["rules_menu"]
+        if not isinstance(value, list) or not 1 <= len(value) <= 10:
+            raise ConfigError(f"{where} must be a list of 1 to 10 presets or rules files")
+        for item in value:
+            ref, rules = _check_rules(where, item, folder)
+            if rules.players != players:
+                raise ConfigError(
+                    f"{where}: {item!r} is for {rules.players} players; the table has {players}"
+                )
+            menu.append(ref)
+    return StaffSettings(pin_hash=pin_hash, socket=socket, rules_menu=tuple(menu))
+
+
+def _check_trays(source: Path, raw: dict[str, Any]) -> bool:
+    section = _section(source, raw, "trays", TRAYS_KEYS)
+    value = section.get("hold_next_hand", True)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{_where(source, 'trays', 'hold_next_hand')} must be true or false")
+    return value
+
+
+def load_rules_ref(ref: str) -> HouseRules:
+    """The rules ``ref`` names (a preset, or a rules file given by its absolute path), for
+    a new game staff start on a running table; raises ValueError saying why not."""
+    if ref not in preset_names() and not Path(ref).is_absolute():
+        raise ValueError(
+            f"{ref!r} is not a preset ({', '.join(preset_names())}) or an absolute path"
+        )
+    return load_rules(ref)
 
 
 def _path(where: str, value: Any, folder: Path) -> Path:
@@ -276,6 +353,8 @@ def parse_config(source: Path, raw: dict[str, Any]) -> DaemonConfig:
         else None
     )
     mqtt = _check_mqtt(source, raw["mqtt"], folder) if "mqtt" in raw else None
+    staff = _check_staff(source, raw, folder, house_rules.players)
+    hold_next_hand = _check_trays(source, raw)
     return DaemonConfig(
         source=source,
         table_id=table_id,
@@ -285,6 +364,8 @@ def parse_config(source: Path, raw: dict[str, Any]) -> DaemonConfig:
         journal=journal,
         seat_names=seat_names,
         mqtt=mqtt,
+        staff=staff,
+        hold_next_hand=hold_next_hand,
     )
 
 
@@ -311,6 +392,7 @@ def config_for(
     *,
     table_id: str = "sim",
     mqtt: MqttSettings | None = None,
+    staff: StaffSettings | None = None,
 ) -> DaemonConfig:
     """A configuration made in code rather than read from a file (the demo, tests and
     benchmarks, which run the daemon against a simulated table)."""
@@ -322,4 +404,5 @@ def config_for(
         house_rules=load_rules(rules),
         journal=journal,
         mqtt=mqtt,
+        staff=staff if staff is not None else StaffSettings(),
     )
