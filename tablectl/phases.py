@@ -32,6 +32,15 @@ STATES: list[Any] = [
     {"name": "table", "children": TABLE_PHASES, "initial": "idle"},
 ]
 
+#: Where a settled hand can still be corrected: before the next hand's dice are rolled.
+CORRECTABLE = [
+    "table_settlement",
+    "table_game_over",
+    "table_idle",
+    "table_shuffling",
+    "table_walls_up",
+]
+
 # (trigger, source, destination)
 TRANSITIONS: list[tuple[str, str | list[str], str]] = [
     ("link_up", "offline", "handshake"),
@@ -55,6 +64,11 @@ TRANSITIONS: list[tuple[str, str | list[str], str]] = [
     ("next_hand", "table_settlement", "table_idle"),
     ("game_ended", "table_settlement", "table_game_over"),
     ("new_game", "table_game_over", "table_idle"),
+    # Corrections: a settled hand whose next dice have not been rolled is entered again.
+    ("reopen", CORRECTABLE, "table_result_entry"),
+    ("resume_play", CORRECTABLE, "table_playing"),
+    # Staff end the game in progress (abandoned, or for a game with other rules).
+    ("abandon", "table", "table_idle"),
 ]
 
 

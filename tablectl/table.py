@@ -13,10 +13,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from firmware_bridge import messages as m
+from tablectl.console import prompts
+from tablectl.console.model import Pending, SeatConsole, WinEntry, fit, signed
+from tablectl.console.prompts import PROMPTS, STAFF_MENU, idle_spec
+from tablectl.console.staff import LOCKOUT_S, StaffGate
 from tablectl.phases import PhaseModel, build_machine
 from tablectl.rules import events as ev
 from tablectl.rules import walltrack
@@ -38,32 +41,37 @@ log = logging.getLogger(__name__)
 
 #: Seconds the other seats have to join a ron; the window closes early once all answered.
 CLAIM_WINDOW_S = 3.0
-LINE = 20
 ABORT_MENU: dict[int, ev.AbortReason] = {
     1: "nine_terminals",
     2: "four_winds",
     3: "four_riichi",
     4: "four_kans",
 }
-#: Phases in which a hand is under way and can end (abort, chombo, a result).
 ABORT_LABELS = {1: "9 TERMINALS", 2: "4 WINDS", 3: "4 RIICHI", 4: "4 KANS"}
-HAND_PHASES = (
-    "table_walls_up",
-    "table_dice",
-    "table_dealing",
-    "table_playing",
-    "table_result_entry",
-)
+#: Phases in which a hand is under way and can end (abort, chombo, a result).
+HAND_PHASES = tuple(sorted(prompts.HAND_PHASES))
+
+
+class FlowError(RuntimeError):
+    """A console flow asked the phase machine for a transition it does not have: a bug in
+    the flow declarations (tablectl.console.prompts), never the players' doing."""
 
 
 class Recorder(Protocol):
     """Where accepted events go before their effects are shown (the journal)."""
 
-    def game_started(self, rules: HouseRules) -> None:
-        """A new game begins."""
+    def game_started(self, rules: HouseRules, rules_ref: str) -> None:
+        """A new game begins with ``rules`` (``rules_ref`` names them: a preset or file)."""
 
     def event_accepted(self, event: ev.Event, state: GameState) -> None:
         """``event`` was accepted and led to ``state``; must be durable on return."""
+
+    def note(self, kind: str, seat: int | None, detail: dict[str, Any]) -> None:
+        """Something staff must be able to look up later happened (a staff action, a
+        wrong PIN, a tray mismatch, a LAST GAME call); durable like an event."""
+
+    def game_abandoned(self) -> None:
+        """The game in progress was ended by staff; it is kept as abandoned."""
 
 
 class Publisher(Protocol):
@@ -79,50 +87,8 @@ class Publisher(Protocol):
         """A game finished."""
 
 
-@dataclass
-class SeatConsole:
-    """What one seat's console is doing: a prompt being answered, its page, its message."""
-
-    prompt: str = ""
-    typed: str = ""
-    message: str = ""
-    page: int = 0
-    choice: int | None = None
-    last_game: bool = False
-
-
-@dataclass
-class WinEntry:
-    """One winner's han/fu entry."""
-
-    seat: int
-    han: int = 0
-    fu: int | None = None
-    yakuman: int = 0
-    pao: int | None = None
-    done: bool = False
-
-
-@dataclass
-class Pending:
-    """A multi-seat interaction under way: a claim window, a win entry, a draw, a confirm."""
-
-    kind: str
-    discarders: tuple[int, ...] = ()
-    seats: list[int] = field(default_factory=list)
-    answered: set[int] = field(default_factory=set)
-    entries: dict[int, WinEntry] = field(default_factory=dict)
-    tenpai: set[int] = field(default_factory=set)
-    nagashi: set[int] = field(default_factory=set)
-    call_kind: str = ""
-
-
-def _fit(text: str) -> str:
-    return text[:LINE]
-
-
-def _signed(points: int) -> str:
-    return f"{points:+d}" if points else "0"
+_fit = fit
+_signed = signed
 
 
 class Table:
@@ -141,8 +107,14 @@ class Table:
         claim_window_s: float = CLAIM_WINDOW_S,
         new_games: bool = True,
         on_game_over: Callable[[Final], None] | None = None,
+        rules_ref: str | None = None,
+        staff: StaffGate | None = None,
+        rules_menu: Sequence[str] = (),
+        load_rules: Callable[[str], HouseRules] | None = None,
+        hold_on_tray_mismatch: bool = True,
     ) -> None:
         self.rules = rules
+        self.rules_ref = rules_ref if rules_ref is not None else rules.name
         self.players = rules.players
         self.state = state if state is not None else initial_state(rules)
         self.post_command = post
@@ -163,8 +135,21 @@ class Table:
         self.clock_started: float | None = None
         self.games_finished = 0
         self.on_game_over = on_game_over
+        #: Seats whose tray total differs from their score, with the tray's total.
         self.tray_mismatch: dict[int, int] = {}
+        #: The totals the trays reported last (None: no trays, or none reported yet).
+        self.tray_totals: tuple[int, ...] | None = None
+        #: Staff let this hand start although the trays differ.
+        self.tray_override = False
+        self.hold_on_tray_mismatch = hold_on_tray_mismatch
+        #: What the latest fault said (shown over every seat's prompt while it lasts).
+        self.fault_text = ""
         self.game_started = state is not None and not self.state.finished
+        #: Staff PIN check and lockout; None: staff actions only from ``tablectl ctl``.
+        self.staff = staff if staff is not None else StaffGate(None, now)
+        #: Rules staff may pick for a new game on a console (RULES?); the current first.
+        self.rules_menu = tuple(dict.fromkeys((self.rules_ref, *rules_menu)))
+        self.load_rules = load_rules
         self.state_model: Any = PhaseModel()
         self.machine = build_machine(self.state_model)
 
@@ -201,6 +186,12 @@ class Table:
             "pending": pending,
             "walls_done": sorted(self.walls_done),
             "game_started": self.game_started,
+            "rules_ref": self.rules_ref,
+            "tray_mismatch": {str(k): v for k, v in sorted(self.tray_mismatch.items())},
+            "tray_override": self.tray_override,
+            "tray_totals": None if self.tray_totals is None else list(self.tray_totals),
+            "staff_failures": self.staff.failures,
+            "staff_locked_s": round(self.staff.locked_for(), 3),
         }
 
     def restore_flow(self, snapshot: dict[str, Any]) -> None:
@@ -227,7 +218,18 @@ class Table:
             clock_s = None if clock_s is None else float(clock_s)
             walls_done = {int(w) for w in snapshot["walls_done"]}
             game_started = bool(snapshot["game_started"])
-        except (KeyError, TypeError, ValueError) as exc:
+            trays = {int(k): int(v) for k, v in snapshot.get("tray_mismatch", {}).items()}
+            tray_override = bool(snapshot.get("tray_override", False))
+            raw_totals = snapshot.get("tray_totals")
+            tray_totals = None if raw_totals is None else tuple(int(t) for t in raw_totals)
+            staff_failures = int(snapshot.get("staff_failures", 0))
+            staff_locked_s = float(snapshot.get("staff_locked_s", 0.0))
+            for console in consoles:
+                if console.prompt == "FAULT":  # stored before faults stood over prompts
+                    console.prompt, console.typed = "", ""
+                if console.prompt and console.prompt not in PROMPTS:
+                    raise ValueError(f"unknown prompt {console.prompt!r}")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"console state does not fit: {exc!r}") from exc
         if len(consoles) != self.players or not phase.startswith("table_"):
             raise ValueError(f"console state for another table: {len(consoles)} seats, {phase}")
@@ -235,6 +237,11 @@ class Table:
         self.pending = pending
         self.walls_done = walls_done
         self.game_started = game_started
+        self.tray_mismatch = trays
+        self.tray_override = tray_override
+        self.tray_totals = tray_totals
+        self.staff.failures = staff_failures
+        self.staff.locked_until = self.now() + staff_locked_s if staff_locked_s > 0 else None
         self.clock_started = None if clock_s is None else self.now() - clock_s
         self.resume_phase = phase
         if phase == "table_playing_claim":
@@ -249,18 +256,36 @@ class Table:
 
     async def _to(self, phase: str) -> None:
         await getattr(self.state_model, f"to_{phase}")()
+        self._sweep_prompts()
 
     async def _trigger(self, name: str) -> None:
+        """Fire ``name``; only transitions the machine has from here are ever asked for."""
+        if name not in self.machine.get_triggers(self.phase):
+            raise FlowError(f"no transition {name!r} from {self.phase}")
         await self.state_model.trigger(name)
+        self._sweep_prompts()
+
+    def _sweep_prompts(self) -> None:
+        """Clear every prompt that does not belong to the phase just entered, so that a
+        prompt's keys are only ever handled in the phases it declares."""
+        phase = self.phase
+        if not phase.startswith("table_"):
+            return  # offline or a fault: the prompts wait for the table to come back
+        for console in self.consoles:
+            spec = PROMPTS.get(console.prompt)
+            if console.prompt and (spec is None or phase not in spec.phases):
+                console.prompt, console.typed, console.choice, console.staff = "", "", None, None
 
     # ------------------------------------------------------------------ link lifecycle
 
     async def link_up(self, *, rebooted: bool) -> None:
         """The link (re)connected and the hello was accepted: resume where the hand stood."""
+        # Straight through the handshake to where the hand stood: the prompts are swept
+        # only there, not in the ``table_idle`` the hello passes through.
         if self.phase != "offline":
-            await self._to("offline")
-        await self._trigger("link_up")
-        await self._trigger("hello_ok")
+            await self.state_model.to_offline()
+        await self.state_model.trigger("link_up")
+        await self.state_model.trigger("hello_ok")
         self.sent.clear()  # re-send every display: the table may have rebooted
         target = self.resume_phase
         if target in ("table_shuffling", "table_walls_up", "table_idle") or (
@@ -392,7 +417,9 @@ class Table:
             for console in self.consoles:
                 console.prompt = "GAME OVER"
             self._show_final()
-        self.tray_mismatch.clear()
+        self.claim_deadline = None
+        self.tray_override = False
+        self._compare_trays()
 
     def _show_final(self) -> None:
         final = self.state.final
@@ -410,15 +437,12 @@ class Table:
             self.game_started = True
             self.clock_started = self.now()
             if self.recorder is not None:
-                self.recorder.game_started(self.rules)
+                self.recorder.game_started(self.rules, self.rules_ref)
         elif self.clock_started is None:
             self.clock_started = self.now()
         self.walls_done.clear()
         self.pending = None
-        for console in self.consoles:
-            console.prompt = ""
-            console.typed = ""
-        await self._trigger("shuffle")
+        await self._trigger("shuffle")  # sweeps the last hand's prompts, keeps staff ones
         self.post_command(m.WallCommand(action=m.WallAction.SHUFFLE))
 
     async def _wall_status(self, wall: int, wstate: m.WallState) -> None:
@@ -474,20 +498,38 @@ class Table:
     # ------------------------------------------------------------------ keys
 
     async def _key(self, seat: int, key: m.Key) -> None:
+        """One key press: handled by the seat's prompt, or by the phase when it has none.
+
+        A key that neither takes is refused on that seat's display (with the keys that
+        would do something) and a beep, and changes nothing."""
         console = self.consoles[seat]
+        if self.faults:
+            if key == m.Key.OK:
+                await self._clear_fault()
+            else:
+                self._refuse(seat, "fault: fix it, then OK")
+            return
+        if not self.phase.startswith("table_"):
+            return  # the hello is not through yet: the table has no phase to act in
         if console.prompt:
+            spec = PROMPTS[console.prompt]
+            if not spec.accepts(key):
+                self._refuse(seat, spec.refusal())
+                return
             await self._prompt_key(seat, key)
+            return
+        if key not in idle_spec(self.phase).keys:
+            self._refuse(seat, "not now")
             return
         if key == m.Key.DIGIT_0:
             console.page = (console.page + 1) % 3
         elif key == m.Key.LAST_GAME:
             console.last_game = not console.last_game
+            self._note("last_game", seat, {"on": console.last_game})
         elif key == m.Key.STAFF_CALL:
-            console.prompt = "STAFF?"
-        elif key == m.Key.MENU and self.phase.startswith(("table_playing", "table_dealing")):
-            console.prompt = "ABORT?"
-        elif not self.phase.startswith("table_playing"):
-            self._refuse(seat, "not now")
+            self._open(seat, "STAFF?")
+        elif key == m.Key.MENU:
+            self._open(seat, "ABORT?")
         elif key == m.Key.RIICHI:
             refusal = self._apply(ev.Riichi(seat=seat))
             if refusal is not None:
@@ -506,8 +548,23 @@ class Table:
             await self._call_key(seat, key)
         elif key in (m.Key.TENPAI, m.Key.NOTEN):
             await self._draw_key(seat, key)
-        else:
-            self._refuse(seat, "not now")
+
+    def _open(self, seat: int, prompt: str, *, typed: str = "") -> None:
+        """Put ``prompt`` on ``seat``'s display (a prompt only stands in its phases)."""
+        spec = PROMPTS[prompt]
+        if self.phase not in spec.phases:
+            raise FlowError(f"prompt {prompt} opened in {self.phase}")
+        console = self.consoles[seat]
+        console.prompt, console.typed = prompt, typed
+
+    def _note(self, kind: str, seat: int | None, detail: dict[str, Any] | None = None) -> None:
+        """Journal and publish something staff may look up later."""
+        detail = detail or {}
+        if self.recorder is not None:
+            self.recorder.note(kind, seat, detail)
+        if self.publisher is not None:
+            self.publisher.publish_event({"type": kind, "seat": seat, **detail})
+        log.info("[%s] %s seat %s %s", self.table_id, kind, seat, detail)
 
     def _discarder_for_claim(self, seat: int) -> int | str:
         """Whose discard ``seat`` is claiming, or why there is none."""
@@ -636,11 +693,15 @@ class Table:
             "STOP?": self._stop_prompt,
             "CONFIRM": self._confirm_prompt,
             "GAME OVER": self._confirm_prompt,
-            "FAULT": self._fault_prompt,
+            "PIN?": self._pin_prompt,
+            "RULES?": self._rules_prompt,
         }[prompt]
         await handler(seat, key)
 
     async def _roll_prompt(self, seat: int, key: m.Key) -> None:
+        if self.tray_mismatch and self.hold_on_tray_mismatch and not self.tray_override:
+            self._refuse(seat, "fix trays/STAFF 5")
+            return
         if key == m.Key.OK:
             self.consoles[seat].prompt = ""
             await self._trigger("roll")
@@ -858,33 +919,210 @@ class Table:
 
     async def _staff_prompt(self, seat: int, key: m.Key) -> None:
         console = self.consoles[seat]
-        if key == m.Key.DIGIT_0:
+        if key == m.Key.CANCEL:
+            console.prompt = ""
+            return
+        choice = int(key)
+        if choice == 0:  # calling staff is open to everyone
             console.prompt = ""
             self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.LONG, duration_ms=1000))
             console.message = "STAFF CALLED"
-        elif key in (m.Key.DIGIT_1, m.Key.DIGIT_2):
-            console.choice = int(key)
-            console.prompt, console.typed = "SEAT?", ""
-        elif key == m.Key.CANCEL:
+            self._note("staff_call", seat)
+            return
+        why = self._staff_unavailable(choice)
+        if why is not None:
             console.prompt = ""
+            self._refuse(seat, why)
+            return
+        console.choice = choice
+        self._open(seat, "PIN?")
+        console.message = _fit(STAFF_MENU[choice].upper())
+
+    def _staff_unavailable(self, choice: int) -> str | None:
+        """Why staff action ``choice`` cannot be taken now (before asking for the PIN)."""
+        if not self.staff.configured:
+            return "no staff PIN set"
+        locked = self.staff.locked_for()
+        if locked > 0:
+            return f"staff locked {int(locked) + 1} s"
+        phase = self.phase
+        if choice in (1, 2) and phase not in prompts.HAND_PHASES:
+            return "no hand now"
+        if choice == 3:
+            return self._correction_unavailable()
+        if choice == 5 and not self.tray_mismatch:
+            return "the trays agree"
+        return None
+
+    def _correction_unavailable(self) -> str | None:
+        """Why the last hand cannot be corrected now, or None."""
+        return "corrections come with the undo event"
+
+    async def _pin_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        if key == m.Key.CANCEL:
+            console.prompt, console.typed, console.choice, console.message = "", "", None, ""
+            return
+        if key <= m.Key.DIGIT_9:
+            if len(console.typed) < 8:
+                console.typed += str(int(key))
+            return
+        pin, console.typed = console.typed, ""
+        choice = console.choice
+        action = STAFF_MENU.get(choice or 0, "?")
+        verdict = self.staff.check(pin)
+        if verdict != "ok":
+            self._note("staff_pin_failed", seat, {"action": action, "verdict": verdict})
+            console.prompt, console.choice = "", None
+            self._refuse(
+                seat,
+                {
+                    "wrong": "wrong PIN",
+                    "locked": f"PIN: locked {int(LOCKOUT_S)} s",
+                    "still_locked": f"staff locked {int(self.staff.locked_for()) + 1} s",
+                    "not_configured": "no staff PIN set",
+                }[verdict],
+            )
+            return
+        console.staff, console.choice, console.message = choice, None, ""
+        why = None if choice is None else self._staff_unavailable(choice)
+        if choice is None or why is not None:
+            console.prompt, console.staff = "", None
+            self._refuse(seat, why or "choose again")
+            return
+        if choice in (1, 2):
+            self._open(seat, "SEAT?")
+            console.message = _fit(action.upper())
+        elif choice == 4:
+            self._open(seat, "RULES?", typed="0")
+            console.message = _fit(self.rules_menu[0])
+        elif choice == 5:
+            console.prompt, console.staff = "", None
+            self.tray_override = True
+            self._note("staff_action", seat, {"action": "tray_override"})
+            console.message = "TRAYS: PLAY ON"
 
     async def _seat_prompt(self, seat: int, key: m.Key) -> None:
         console = self.consoles[seat]
         if key <= m.Key.DIGIT_9:
-            console.typed = str(int(key))
+            if int(key) < self.players:
+                console.typed = str(int(key))
+            else:
+                self._refuse(seat, f"seats are 0-{self.players - 1}")
         elif key == m.Key.CANCEL:
-            console.prompt, console.typed, console.choice = "", "", None
+            console.prompt, console.typed, console.staff = "", "", None
         elif key == m.Key.OK and console.typed:
             target = int(console.typed)
-            event: ev.Event = (
-                ev.Chombo(seat=target) if console.choice == 1 else ev.FalseCall(seat=target)
-            )
-            console.prompt, console.typed, console.choice = "", "", None
+            chombo = console.staff == 1
+            event: ev.Event = ev.Chombo(seat=target) if chombo else ev.FalseCall(seat=target)
+            console.prompt, console.typed, console.staff = "", "", None
+            if chombo:
+                # A chombo ends the hand: whatever was being entered is void.
+                self.pending = None
+                self.claim_deadline = None
             refusal = self._apply(event)
             if refusal is not None:
                 self._refuse(seat, refusal)
-            elif isinstance(event, ev.Chombo) and self.phase.startswith(HAND_PHASES):
+                return
+            action = "chombo" if chombo else "false_call"
+            self._note("staff_action", seat, {"action": action, "target": target})
+            if chombo and self.phase in prompts.HAND_PHASES:
                 await self._trigger("hand_over")
+        else:
+            self._refuse(seat, "a seat digit, then OK")
+
+    async def _rules_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        menu = self.rules_menu
+        if key == m.Key.CANCEL:
+            console.prompt, console.typed, console.staff, console.message = "", "", None, ""
+            return
+        index = int(console.typed or 0)
+        if key == m.Key.MENU:
+            index = (index + 1) % len(menu)
+        elif key <= m.Key.DIGIT_9:
+            if int(key) >= len(menu):
+                self._refuse(seat, f"rules 0-{len(menu) - 1}; MENU: next")
+                return
+            index = int(key)
+        if key != m.Key.OK:
+            console.typed = str(index)
+            console.message = _fit(menu[index])
+            return
+        console.prompt, console.typed, console.staff, console.message = "", "", None, ""
+        ref = menu[index]
+        failure = await self.new_game(ref, by=f"seat {seat}")
+        if failure is not None:
+            self._refuse(seat, failure)
+
+    # ------------------------------------------------------------------ game control
+
+    async def new_game(self, rules_ref: str | None = None, *, by: str = "ctl") -> str | None:
+        """Staff end the game in progress (kept as abandoned unless it had finished) and
+        start a new one, with other rules if ``rules_ref`` names them. Returns why not,
+        changing nothing, or None."""
+        rules = self.rules
+        ref = self.rules_ref if rules_ref is None else rules_ref
+        if ref != self.rules_ref:
+            if self.load_rules is None:
+                return "this table cannot change its rules"
+            try:
+                rules = self.load_rules(ref)
+            except ValueError as exc:
+                return f"rules {ref!r}: {exc}"
+            if rules.players != self.players:
+                return f"{ref} is for {rules.players} players; this table has {self.players}"
+        if not self.phase.startswith("table_"):
+            return "the table is not connected"
+        abandoned = self.game_started and not self.state.finished
+        if abandoned:
+            if self.recorder is not None:
+                self.recorder.game_abandoned()
+            if self.publisher is not None:
+                self.publisher.publish_game(
+                    {
+                        "table": self.table_id,
+                        "rules": self.rules.name,
+                        "abandoned": True,
+                        "scores": list(self.state.scores),
+                    }
+                )
+        self._note(
+            "staff_action",
+            None,
+            {"action": "new_game", "by": by, "rules": ref, "abandoned": abandoned},
+        )
+        self.rules, self.rules_ref = rules, ref
+        self.rules_menu = tuple(dict.fromkeys((ref, *self.rules_menu)))
+        self.state = initial_state(rules)
+        self.game_started = False
+        self.clock_started = None
+        self.pending = None
+        self.claim_deadline = None
+        self.tray_mismatch.clear()
+        self.tray_override = False
+        for console in self.consoles:
+            console.prompt, console.typed, console.choice, console.staff = "", "", None, None
+            console.message, console.last_game = "", False
+        await self._trigger("abandon")
+        await self._start_hand()
+        return None
+
+    async def correct_last_hand(self, *, by: str = "ctl") -> str | None:
+        """Staff reopen the last settled hand for entry again. Returns why not, or None."""
+        return self._correction_unavailable()
+
+    def status(self) -> dict[str, Any]:
+        """What ``tablectl ctl status`` shows: the live state and what staff may need."""
+        return {
+            **self.snapshot(),
+            "rules_ref": self.rules_ref,
+            "faults": sorted(code.name for code in self.faults),
+            "tray_mismatch": {str(k): v for k, v in sorted(self.tray_mismatch.items())},
+            "staff_locked_s": round(self.staff.locked_for(), 1),
+            "last_game": [s for s, c in enumerate(self.consoles) if c.last_game],
+            "prompts": [c.prompt for c in self.consoles],
+        }
 
     async def _tenpai_prompt(self, seat: int, key: m.Key) -> None:
         pending = self.pending
@@ -957,19 +1195,20 @@ class Table:
         self.state = initial_state(self.rules)
         self.game_started = False
         self.clock_started = None
+        for console in self.consoles:
+            console.last_game = False  # a LAST GAME call is for the game it was made in
         await self._trigger("new_game")
         await self._start_hand()
 
-    async def _fault_prompt(self, seat: int, key: m.Key) -> None:
-        if key != m.Key.OK:
-            return
+    async def _clear_fault(self) -> None:
+        """OK on any seat while FAULT shows: clear the latched faults and go back to where
+        the hand stood; the prompts the fault stood over come back."""
         for code in sorted(self.faults):
             self.post_command(m.FaultClear(code=code))
         self.faults.clear()
-        for console in self.consoles:
-            if console.prompt == "FAULT":
-                console.prompt = ""
-                console.message = ""
+        self.fault_text = ""
+        if self.phase != "fault":
+            return  # the link went down during the fault: link_up resumes the phase
         target = self.resume_phase
         if target == "table_dice":
             # The fault came while waiting for the dice (a roll refused, the dice stuck):
@@ -1003,20 +1242,32 @@ class Table:
         if self.phase.startswith("table_"):
             self.resume_phase = self.phase
             await self._trigger("table_fault")
-        for console in self.consoles:
-            console.prompt = "FAULT"
-            console.typed = ""
-            console.message = _fit(text or code.name.replace("_", " ").lower())
+        self.fault_text = _fit(text or code.name.replace("_", " ").lower())
         self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.ALARM, duration_ms=500))
 
     def _trays(self, totals: Sequence[int]) -> None:
         if len(totals) != self.players:
             log.warning("[%s] tray totals for %d seats ignored", self.table_id, len(totals))
             return
+        self.tray_totals = tuple(totals)
+        self._compare_trays()
+
+    def _compare_trays(self) -> None:
+        """Compare the last tray totals with the scores; journal and publish a change."""
+        totals = self.tray_totals
+        if totals is None:
+            return
         expected = self.state.scores
-        self.tray_mismatch = {
+        mismatch = {
             seat: totals[seat] for seat in range(self.players) if totals[seat] != expected[seat]
         }
+        if mismatch == self.tray_mismatch:
+            return
+        self.tray_mismatch = mismatch
+        detail: dict[str, Any] = {"trays": list(totals), "scores": list(expected)}
+        self._note("tray_mismatch" if mismatch else "trays_match", None, detail)
+        if self.publisher is not None:
+            self.publisher.publish_state(self.snapshot())
 
     # ------------------------------------------------------------------ displays
 
@@ -1046,8 +1297,14 @@ class Table:
         """The two display lines of ``seat``."""
         console = self.consoles[seat]
         state = self.state
+        if self.faults:
+            return "FAULT", self.fault_text
         if console.prompt:
-            line1 = f"{console.prompt} {console.typed}".rstrip()
+            typed = "*" * len(console.typed) if console.prompt == "PIN?" else console.typed
+            if seat in self.tray_mismatch and not typed:
+                # Sticks move while CONFIRM shows: the mismatch must stay in sight.
+                typed = f"!TRAY {self.tray_mismatch[seat]}"
+            line1 = f"{console.prompt} {typed}".rstrip()
             return _fit(line1), _fit(console.message)
         wind = "ESWN"[(seat - state.dealer) % self.players]
         # After the game the final scores (leftover deposits, adjustments) are what count.

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from firmware_bridge import messages as m
+from tablectl.console.staff import PinHash, StaffGate, hash_pin
 from tablectl.rules import events as ev
 from tablectl.rules.loader import load_rules
 from tablectl.rules.refusal import Refusal
@@ -21,6 +22,9 @@ from tablectl.rules.walltrack import wall_rules
 from tablectl.table import Table
 
 K = m.Key
+#: The staff PIN of every rig (a cheap hash: tests check many PINs).
+PIN = "2468"
+PIN_HASH = PinHash.parse(hash_pin(PIN, iterations=1000))
 
 
 class Rig:
@@ -30,6 +34,7 @@ class Rig:
         self.rules = load_rules(preset)
         self.sent: list[Any] = []
         self.clock = 0.0
+        kw.setdefault("staff", StaffGate(PIN_HASH, lambda: self.clock))
         self.table = Table(self.rules, post=self.sent.append, now=lambda: self.clock, **kw)
 
     @property
@@ -286,11 +291,17 @@ async def test_events_are_recorded_before_their_displays() -> None:
     order: list[str] = []
 
     class Recorder:
-        def game_started(self, rules: Any) -> None:
+        def game_started(self, rules: Any, rules_ref: str) -> None:
             order.append("start")
 
         def event_accepted(self, event: ev.Event, state: GameState) -> None:
             order.append(type(event).__name__)
+
+        def note(self, kind: str, seat: int | None, detail: dict[str, Any]) -> None:
+            order.append(kind)
+
+        def game_abandoned(self) -> None:
+            order.append("abandoned")
 
     rig = Rig(recorder=Recorder())
     rig.table.post_command = lambda msg: (order.append("post"), rig.sent.append(msg))
@@ -322,7 +333,9 @@ async def test_chombo_via_staff_menu() -> None:
     rig = Rig("jboy")
     await rig.up()
     await rig.start_hand()
-    await rig.key(3, K.STAFF_CALL, K.DIGIT_1, K.DIGIT_2, K.OK)
+    await rig.key(3, K.STAFF_CALL, K.DIGIT_1)
+    await rig.type(3, PIN)
+    await rig.key(3, K.OK, K.DIGIT_2, K.OK)
     assert rig.state.scores == (28000, 28000, 16000, 28000)
     assert rig.table.phase == "table_settlement"
 

@@ -1,0 +1,62 @@
+"""What the seat consoles hold between key presses: plain data, stored across restarts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Characters on one line of a seat display.
+LINE = 20
+
+
+@dataclass
+class SeatConsole:
+    """What one seat's console is doing: a prompt being answered, its page, its message.
+
+    ``choice`` is the menu entry picked at a prompt that needs a second step (the abort
+    reason, the staff action); ``staff`` the staff action whose PIN was accepted and that
+    this seat is now carrying out.
+    """
+
+    prompt: str = ""
+    typed: str = ""
+    message: str = ""
+    page: int = 0
+    choice: int | None = None
+    last_game: bool = False
+    staff: int | None = None
+
+
+@dataclass
+class WinEntry:
+    """One winner's han/fu entry."""
+
+    seat: int
+    han: int = 0
+    fu: int | None = None
+    yakuman: int = 0
+    pao: int | None = None
+    done: bool = False
+
+
+@dataclass
+class Pending:
+    """A multi-seat interaction under way: a claim window, a win entry, a draw, a confirm."""
+
+    kind: str
+    discarders: tuple[int, ...] = ()
+    seats: list[int] = field(default_factory=list)
+    answered: set[int] = field(default_factory=set)
+    entries: dict[int, WinEntry] = field(default_factory=dict)
+    tenpai: set[int] = field(default_factory=set)
+    nagashi: set[int] = field(default_factory=set)
+    call_kind: str = ""
+
+
+def fit(text: str) -> str:
+    """``text`` cut to one display line."""
+    return text[:LINE]
+
+
+def signed(points: int) -> str:
+    """``+3900``, ``-1000`` or ``0``."""
+    return f"{points:+d}" if points else "0"

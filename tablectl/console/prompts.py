@@ -1,0 +1,336 @@
+"""The seat console flows as data: every prompt, the keys it takes, where it may be.
+
+Each :class:`PromptSpec` declares
+
+* ``keys``: the keys the prompt takes, each with what it does (a key not listed is
+  refused on that seat's display with the list, and a beep; nothing changes);
+* ``phases``: the table phases in which the prompt may stand. A prompt is opened only in
+  one of them, and a phase change clears every prompt that does not belong to the new
+  phase, so a handler never runs in a phase it was not written for;
+* ``fires``: the phase-machine triggers its handler may fire. A test checks that each
+  of them is a transition of the machine from every phase in ``phases``, which makes a
+  ``MachineError`` from a key impossible by construction.
+* ``goes_to``: the prompts it may lead to on the same seat (the flow diagrams in
+  docs/console.md are drawn from these).
+
+:data:`IDLE_KEYS` does the same for a seat with no prompt. ``tablectl diagram --consoles``
+draws the flows from this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from firmware_bridge.messages import Key
+
+K = Key
+DIGITS = tuple(Key(d) for d in range(10))
+
+#: Every phase of a table in play (the ``table`` state of tablectl.phases and its children).
+TABLE_PHASES = frozenset(
+    {
+        "table_idle",
+        "table_shuffling",
+        "table_walls_up",
+        "table_dice",
+        "table_dealing",
+        "table_playing_turn",
+        "table_playing_claim",
+        "table_result_entry",
+        "table_settlement",
+        "table_game_over",
+    }
+)
+PLAYING = frozenset({"table_playing_turn", "table_playing_claim"})
+#: Phases in which a hand is under way and may end with an abort or a penalty.
+HAND_PHASES = frozenset(
+    {"table_walls_up", "table_dice", "table_dealing", *PLAYING, "table_result_entry"}
+)
+#: Phases in which the last hand's result may still be corrected: it is settled and the
+#: next hand's dice have not been rolled.
+CORRECTABLE = frozenset(
+    {"table_settlement", "table_game_over", "table_idle", "table_shuffling", "table_walls_up"}
+)
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    """One prompt of a seat console flow (see the module docstring)."""
+
+    name: str
+    flow: str
+    says: str
+    keys: dict[Key, str]
+    phases: frozenset[str]
+    fires: frozenset[str] = frozenset()
+    goes_to: tuple[str, ...] = ()
+    digits: str = ""
+
+    def accepts(self, key: Key) -> bool:
+        """Whether ``key`` does something at this prompt."""
+        return key in self.keys
+
+    def refusal(self) -> str:
+        """What a refused key shows after ``! `` (the keys that would do something)."""
+        keys = self.key_help()
+        return f"keys: {keys}" if len(keys) <= 12 else keys
+
+    def key_help(self) -> str:
+        """The accepted keys, short enough for a display line (``! keys: OK CANCEL``)."""
+        names = [self.digits] if self.digits else []
+        names += [_key_label(k) for k in self.keys if k not in DIGITS]
+        return " ".join(names)
+
+
+def _key_label(key: Key) -> str:
+    if key in DIGITS:
+        return str(int(key))
+    return {Key.STAFF_CALL: "STAFF", Key.LAST_GAME: "LAST"}.get(key, key.name)
+
+
+def _digits(what: str, lo: int = 0, hi: int = 9) -> dict[Key, str]:
+    return {Key(d): what for d in range(lo, hi + 1)}
+
+
+STAFF_MENU: dict[int, str] = {
+    0: "call staff",
+    1: "chombo",
+    2: "false call",
+    3: "correct the last hand",
+    4: "end this game / new game",
+    5: "trays: play on",
+}
+#: Staff menu entries that need the staff PIN (0, calling staff, is open to everyone).
+STAFF_ONLY = frozenset({1, 2, 3, 4, 5})
+
+PROMPTS: dict[str, PromptSpec] = {
+    spec.name: spec
+    for spec in (
+        PromptSpec(
+            "ROLL?",
+            "hand start",
+            "(dealer) roll the dice",
+            {K.OK: "roll the dice"},
+            frozenset({"table_walls_up"}),
+            fires=frozenset({"roll"}),
+        ),
+        PromptSpec(
+            "RON?",
+            "claim window",
+            "another seat declared ron on this discard",
+            {K.RON: "join the ron", K.CANCEL: "pass"},
+            PLAYING,
+            fires=frozenset({"claim_closed", "enter_result"}),
+            goes_to=("HAN?",),
+        ),
+        PromptSpec(
+            "FROM?",
+            "claim window",
+            "name the discarder(s)",
+            {**_digits("toggle that seat"), K.OK: "done", K.CANCEL: "leave"},
+            PLAYING,
+            fires=frozenset({"enter_result"}),
+            goes_to=("HAN?",),
+            digits="seat",
+        ),
+        PromptSpec(
+            "HAN?",
+            "win entry",
+            "enter the han",
+            {
+                **_digits("type a digit"),
+                K.MENU: "yakuman x1, x2, ...",
+                K.OK: "done",
+                K.CANCEL: "clear, or leave the entry",
+            },
+            frozenset({"table_result_entry"}),
+            fires=frozenset({"hand_over", "entry_cancelled"}),
+            goes_to=("FU?", "PAO?"),
+            digits="0-9",
+        ),
+        PromptSpec(
+            "FU?",
+            "win entry",
+            "enter the fu",
+            {**_digits("type a digit"), K.OK: "done", K.CANCEL: "back to HAN?"},
+            frozenset({"table_result_entry"}),
+            fires=frozenset({"hand_over"}),
+            goes_to=("HAN?",),
+            digits="0-9",
+        ),
+        PromptSpec(
+            "PAO?",
+            "win entry",
+            "name the responsible seat, or none",
+            {**_digits("that seat pays"), K.OK: "done", K.CANCEL: "back to HAN?"},
+            frozenset({"table_result_entry"}),
+            fires=frozenset({"hand_over"}),
+            goes_to=("HAN?",),
+            digits="seat",
+        ),
+        PromptSpec(
+            "KAN?",
+            "kan",
+            "1 closed, 2 added, 3 north",
+            {
+                K.DIGIT_1: "closed kan",
+                K.DIGIT_2: "added kan",
+                K.DIGIT_3: "north",
+                K.CANCEL: "leave",
+            },
+            PLAYING,
+            digits="1-3",
+        ),
+        PromptSpec(
+            "ABORT?",
+            "abortive draw",
+            "1 nine terminals, 2 four winds, 3 four riichi, 4 four kans",
+            {**_digits("choose", 1, 4), K.OK: "declare", K.CANCEL: "leave"},
+            frozenset({"table_dealing", *PLAYING}),
+            fires=frozenset({"hand_over"}),
+            digits="1-4",
+        ),
+        PromptSpec(
+            "TENPAI?",
+            "exhaustive draw",
+            "declare tenpai or noten",
+            {K.TENPAI: "tenpai", K.NOTEN: "noten", K.MENU: "nagashi"},
+            frozenset({"table_result_entry"}),
+            fires=frozenset({"hand_over"}),
+        ),
+        PromptSpec(
+            "STOP?",
+            "all-last stop",
+            "(all-last dealer) end the game now",
+            {K.OK: "end the game", K.CANCEL: "play on"},
+            frozenset({"table_settlement"}),
+            fires=frozenset({"game_ended", "next_hand", "new_game", "shuffle"}),
+            goes_to=("CONFIRM", "GAME OVER"),
+        ),
+        PromptSpec(
+            "CONFIRM",
+            "confirm",
+            "what this seat pays or receives",
+            {K.OK: "agree", K.CANCEL: "wrong: enter the hand again"},
+            frozenset({"table_settlement"}),
+            fires=frozenset({"next_hand", "shuffle", "reopen", "resume_play"}),
+            goes_to=("HAN?", "TENPAI?"),
+        ),
+        PromptSpec(
+            "GAME OVER",
+            "confirm",
+            "the final score and rank",
+            {K.OK: "agree (a new game when all have)", K.CANCEL: "wrong: enter the hand again"},
+            frozenset({"table_settlement", "table_game_over"}),
+            fires=frozenset({"game_ended", "new_game", "shuffle", "reopen", "resume_play"}),
+            goes_to=("HAN?", "TENPAI?"),
+        ),
+        PromptSpec(
+            "STAFF?",
+            "staff",
+            "0 call staff, 1 chombo, 2 false call, 3 correct, 4 new game, 5 trays",
+            {**_digits("choose", 0, 5), K.CANCEL: "leave"},
+            TABLE_PHASES,
+            goes_to=("PIN?",),
+            digits="0-5",
+        ),
+        PromptSpec(
+            "PIN?",
+            "staff",
+            "the staff PIN",
+            {**_digits("type a digit"), K.OK: "check", K.CANCEL: "leave"},
+            TABLE_PHASES,
+            fires=frozenset({"reopen", "resume_play", "shuffle", "new_game", "abandon"}),
+            goes_to=("SEAT?", "RULES?", "HAN?", "TENPAI?"),
+            digits="0-9",
+        ),
+        PromptSpec(
+            "SEAT?",
+            "staff",
+            "the seat the penalty is for",
+            {**_digits("that seat"), K.OK: "apply", K.CANCEL: "leave"},
+            HAND_PHASES,
+            fires=frozenset({"hand_over"}),
+            digits="seat",
+        ),
+        PromptSpec(
+            "RULES?",
+            "staff",
+            "the rules of the new game",
+            {**_digits("choose"), K.MENU: "next rules", K.OK: "start", K.CANCEL: "leave"},
+            TABLE_PHASES,
+            fires=frozenset({"abandon", "shuffle"}),
+            digits="0-9",
+        ),
+    )
+}
+
+#: What a seat with no prompt may press, by phase (the keys of a hand in play on top of
+#: what every phase takes).
+ANY_PHASE_KEYS: dict[Key, str] = {
+    K.DIGIT_0: "next page: score, differences, rank",
+    K.LAST_GAME: "mark this game as my last (again: unmark)",
+    K.STAFF_CALL: "staff menu",
+}
+PLAY_KEYS: dict[Key, str] = {
+    K.RIICHI: "declare riichi",
+    K.TSUMO: "win by self-draw",
+    K.RON: "win on a discard",
+    K.PON: "pon",
+    K.CHI: "chi",
+    K.KAN: "kan (own turn: KAN? menu)",
+    K.TENPAI: "exhaustive draw: tenpai",
+    K.NOTEN: "exhaustive draw: noten",
+    K.MENU: "abortive draw menu",
+}
+
+
+#: How a seat with no prompt gets to a prompt: (key, the prompt it opens, when).
+OPENED_BY: tuple[tuple[str, str, str], ...] = (
+    ("STAFF", "STAFF?", "any phase"),
+    ("MENU", "ABORT?", "dealing, playing"),
+    ("RON", "RON?", "other seats, after a discard"),
+    ("RON", "FROM?", "kantan, or no take sensors"),
+    ("PON CHI KAN", "FROM?", "kantan, or no take sensors"),
+    ("KAN", "KAN?", "own turn"),
+    ("TSUMO", "HAN?", "own turn"),
+    ("TENPAI NOTEN", "TENPAI?", "after the last discard"),
+    ("(walls up)", "ROLL?", "dealer"),
+    ("(hand settled)", "CONFIRM", "every seat"),
+    ("(game over)", "GAME OVER", "every seat"),
+    ("(all-last choice)", "STOP?", "dealer"),
+)
+
+
+@dataclass(frozen=True)
+class IdleSpec:
+    """What a seat with no prompt takes in one phase."""
+
+    phase: str
+    keys: dict[Key, str] = field(default_factory=dict)
+    fires: frozenset[str] = frozenset()
+
+
+def idle_spec(phase: str) -> IdleSpec:
+    """The keys a seat with no prompt takes in ``phase``."""
+    keys = dict(ANY_PHASE_KEYS)
+    fires: frozenset[str] = frozenset()
+    if phase in PLAYING:
+        keys.update(PLAY_KEYS)
+        fires = frozenset({"claim_closed", "enter_result"})
+        if phase == "table_playing_turn":
+            fires |= {"claim_opened"}
+    elif phase == "table_dealing":
+        keys[K.MENU] = PLAY_KEYS[K.MENU]
+    return IdleSpec(phase, keys, fires)
+
+
+#: The prompt every seat shows while the table reports a fault; it stands over whatever
+#: the seat was answering, which comes back when the fault is cleared.
+FAULT = PromptSpec(
+    "FAULT",
+    "fault",
+    "what went wrong; staff fix it",
+    {K.OK: "resume once the table reports no fault"},
+    frozenset({"fault"}),
+)
