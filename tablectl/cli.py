@@ -21,6 +21,8 @@ from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
 from tablectl.rules.options import SECTIONS, as_dict
 
 EXIT_OK = 0
+#: ``tablectl ctl``: the daemon refused the action (it says why).
+EXIT_REFUSED = 1
 EXIT_USAGE = 2
 
 Command = Callable[[argparse.Namespace], int]
@@ -236,6 +238,11 @@ def _add_journal_source(parser: argparse.ArgumentParser) -> None:
 
 @command("diagram")
 def _diagram(args: argparse.Namespace) -> int:
+    if args.consoles:
+        from tablectl.console.diagram import flows_mermaid
+
+        sys.stdout.write(flows_mermaid())
+        return EXIT_OK
     from tablectl.phases import mermaid
 
     print(mermaid())
@@ -287,6 +294,74 @@ def _run(args: argparse.Namespace) -> int:
         await daemon.run()
 
     asyncio.run(main())
+    return EXIT_OK
+
+
+@command("staff-pin")
+def _staff_pin(args: argparse.Namespace) -> int:
+    """Print the config line for a staff PIN read from the terminal (twice) or stdin."""
+    import getpass
+
+    from tablectl.console.staff import PinFormatError, check_pin_text, hash_pin
+
+    if sys.stdin.isatty():
+        pin = getpass.getpass("staff PIN (4 to 8 digits): ")
+        if getpass.getpass("again: ") != pin:
+            print("tablectl staff-pin: the two PINs differ; nothing printed", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        pin = sys.stdin.readline(64).strip()
+    try:
+        check_pin_text(pin)
+    except PinFormatError as exc:
+        print(f"tablectl staff-pin: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print("[staff]")
+    print(f'pin_hash = "{hash_pin(pin)}"')
+    return EXIT_OK
+
+
+@command("ctl")
+def _ctl(args: argparse.Namespace) -> int:
+    """Ask the running daemon for its status, an abandon, a new game or an undo."""
+    from tablectl.ctl import CtlError, request
+
+    name = f"tablectl ctl {args.action}"
+    socket_path = Path(args.socket) if args.socket else None
+    if socket_path is None:
+        try:
+            config = load_config(args.config)
+        except ConfigError as exc:
+            print(f"{name}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        socket_path = config.staff.socket
+        if socket_path is None:
+            print(f"{name}: {config.source} sets no [staff] socket", file=sys.stderr)
+            return EXIT_USAGE
+    payload: dict[str, Any] = {"cmd": args.action}
+    if args.action == "new-game":
+        if not args.rules:
+            print(f"{name}: --rules NAME is required (a preset or a rules file)", file=sys.stderr)
+            return EXIT_USAGE
+        rules = args.rules
+        if rules not in preset_names():
+            rules = str(Path(rules).resolve())  # the daemon runs elsewhere: no relative paths
+        payload["rules"] = rules
+    elif args.rules:
+        print(f"{name}: --rules goes with new-game only", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        reply = request(socket_path, payload)
+    except CtlError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not reply.get("ok"):
+        print(f"{name}: refused: {reply.get('error', 'no reason given')}", file=sys.stderr)
+        return EXIT_REFUSED
+    if args.action == "status":
+        print(json.dumps(reply.get("status"), indent=1, sort_keys=True))
+    else:
+        print(f"{name}: done")
     return EXIT_OK
 
 
@@ -352,7 +427,22 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.set_defaults(handler="demo")
 
     p_diagram = sub.add_parser("diagram", help="print the table's phase machine (mermaid)")
+    p_diagram.add_argument(
+        "--consoles", action="store_true", help="the seat console flows instead (mermaid)"
+    )
     p_diagram.set_defaults(handler="diagram")
+
+    p_pin = sub.add_parser("staff-pin", help="print the [staff] pin_hash line for a staff PIN")
+    p_pin.set_defaults(handler="staff-pin")
+
+    p_ctl = sub.add_parser("ctl", help="staff actions on the running daemon (Unix socket)")
+    p_ctl.add_argument("action", choices=("status", "abandon", "new-game", "undo"))
+    p_ctl.add_argument("--rules", help="new-game: a preset name or a rules file")
+    p_ctl.add_argument(
+        "--config", default="/etc/tablectl/tablectl.toml", help="the daemon's config (its socket)"
+    )
+    p_ctl.add_argument("--socket", help="the daemon's socket, instead of reading --config")
+    p_ctl.set_defaults(handler="ctl")
     return parser
 
 

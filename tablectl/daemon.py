@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 import firmware_bridge
 from firmware_bridge import Link, LinkDown, LinkEvent, LinkLost, LinkUp, Role, TableRebooted
 from firmware_bridge import messages as m
-from tablectl.config import DaemonConfig
+from tablectl.config import DaemonConfig, load_rules_ref
+from tablectl.console.staff import StaffGate
+from tablectl.ctl import CtlServer
 from tablectl.journal import Journal, LinkPosition, resume
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
@@ -67,7 +69,7 @@ class JournalRecorder:
         self.flow = flow
         #: Events journalled in the current game (the stored flow names it).
         self.game_events = journal.game(game_id).event_count if game_id is not None else 0
-        self._batch: list[ev.Event] | None = None
+        self._batch: list[ev.Event | None] | None = None
 
     def _flow_text(self) -> str | None:
         flow = self.flow()
@@ -115,11 +117,26 @@ class JournalRecorder:
         finally:
             self._batch = None
 
-    def game_started(self, rules: HouseRules) -> None:
-        """Open a new game in the journal."""
+    def game_started(self, rules: HouseRules, rules_ref: str | None = None) -> None:
+        """Open a new game in the journal (with ``rules_ref``, staff changed the rules)."""
+        if rules_ref is not None:
+            self.rules_ref = rules_ref
         self.game_id = self.journal.start_game(
             self.table_id, self.rules_ref, self.seats, self.clock()
         )
+        self.game_events = 0
+
+    def note(self, kind: str, seat: int | None, detail: dict[str, Any]) -> None:
+        """Journal a note of the current game (durable with the unit being handled)."""
+        self.journal.note(self.game_id, self.clock(), seat, kind, detail)
+        if self._batch is not None:
+            self._batch.append(None)  # makes the unit's commit an fsync'd one
+
+    def game_abandoned(self) -> None:
+        """Staff ended the game in progress: it stays in the journal as abandoned."""
+        if self.game_id is not None:
+            self.journal.abandon_game(self.game_id, self.clock())
+        self.game_id = None
         self.game_events = 0
 
     def event_accepted(self, event: ev.Event, state: GameState) -> None:
@@ -196,10 +213,13 @@ class Daemon:
         journal = Journal.open(config.journal)
         resumed = resume(journal)
         rules = resumed.rules if resumed is not None else config.house_rules
+        # A game resumed from the journal goes on with the rules it started with, which
+        # staff may have chosen on the table rather than in the config.
+        rules_ref = journal.game(resumed.game_id).rules if resumed is not None else config.rules
         recorder = JournalRecorder(
             journal,
             config.table_id,
-            config.rules,
+            rules_ref,
             config.seat_names,
             game_id=resumed.game_id if resumed is not None else None,
         )
@@ -229,6 +249,11 @@ class Daemon:
             claim_window_s=self.claim_window_s,
             new_games=self.new_games,
             on_game_over=self._game_over,
+            rules_ref=rules_ref,
+            staff=StaffGate(config.staff.pin_hash, time.monotonic),
+            rules_menu=config.staff.rules_menu or (config.rules,),
+            load_rules=load_rules_ref,
+            hold_on_tray_mismatch=config.hold_next_hand,
         )
         self.table = table
         recorder.flow = table.flow_snapshot
@@ -247,7 +272,12 @@ class Daemon:
                 resumed.state.dealer + 1,
             )
         tasks: list[asyncio.Task[Any]] = []
+        ctl = None
+        if config.staff.socket is not None:
+            ctl = CtlServer(config.staff.socket, lambda req: self._admin(table, recorder, req))
         try:
+            if ctl is not None:
+                await ctl.start()
             async with self.link:
                 if publisher is not None:
                     tasks.append(asyncio.create_task(publisher.run()))
@@ -266,6 +296,8 @@ class Daemon:
                         # be ahead of the journal. Stop; the next start resumes from it.
                         raise failure
         finally:
+            if ctl is not None:
+                await ctl.close()
             if publisher is not None:
                 # First: flush what the parlor has not seen yet (the last game) and say
                 # offline; close() ends the publisher's own task.
@@ -276,6 +308,23 @@ class Daemon:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             journal.close()
+
+    async def _admin(
+        self, table: Table, recorder: JournalRecorder, req: dict[str, Any]
+    ) -> dict[str, Any]:
+        """One ``tablectl ctl`` request, handled like a table event: under the lock, in
+        one journal transaction, its commands sent once that committed."""
+        cmd = req["cmd"]
+        async with self._lock:
+            if cmd == "status":
+                return {"ok": True, "status": table.status()}
+            with self._one_unit(recorder):
+                if cmd == "undo":
+                    failure = await table.correct_last_hand(by="ctl")
+                else:
+                    failure = await table.new_game(req.get("rules"), by="ctl")
+                table.refresh()
+        return {"ok": False, "error": failure} if failure else {"ok": True}
 
     def _link_position(self) -> LinkPosition | None:
         """Where the link stands for the journal: after the last table event that the
