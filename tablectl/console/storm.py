@@ -148,7 +148,9 @@ class KeyStorm:
         phase = self.table.phase
         self.stats.phases[phase] = self.stats.phases.get(phase, 0) + 1
         roll = self.rng.random()
-        if roll < 0.35:
+        if phase == "table_dealing" and roll < 0.5:
+            await self._take()  # a deal is ~16 takes: keep keys coming, but get it dealt
+        elif roll < 0.35:
             await self._random_key()
         elif roll < 0.62:
             await self._answer_prompt()
@@ -262,7 +264,8 @@ class KeyStorm:
         """STAFF, an action, and a PIN that is right most of the time."""
         seat = self.rng.randrange(self.table.players)
         await self._key(seat, m.Key.STAFF_CALL)
-        await self._key(seat, m.Key(self.rng.randint(0, 5)))
+        action = self.rng.choices(range(6), weights=(2, 3, 3, 3, 1, 2))[0]
+        await self._key(seat, m.Key(action))
         pin = PIN if self.rng.random() < 0.8 else "1111"
         for digit in pin:
             await self._key(seat, m.Key(int(digit)))
