@@ -50,7 +50,6 @@ async def test_staff_drive_a_running_table_from_the_admin_socket(tmp_path: Path)
     try:
         await _until(
             lambda: daemon.table is not None and daemon.table.state.hands_played >= 1,
-            "a hand played",
         )
         assert stat.S_IMODE(socket.stat().st_mode) == 0o660
 
