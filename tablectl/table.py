@@ -11,88 +11,46 @@ The key flows and prompts are specified in docs/console.md.
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from firmware_bridge import messages as m
-from tablectl.console import prompts
+from tablectl.console.claim import ClaimFlow
+from tablectl.console.confirm import ConfirmFlow
+from tablectl.console.endings import ABORT_LABELS, ABORT_MENU, DrawFlow
+from tablectl.console.entry import EntryFlow
+from tablectl.console.host import ConsoleHost, FlowError, Publisher, Recorder, log
 from tablectl.console.model import Pending, SeatConsole, WinEntry, fit, signed
-from tablectl.console.prompts import PROMPTS, STAFF_MENU, idle_spec
-from tablectl.console.staff import LOCKOUT_S, StaffGate
+from tablectl.console.prompts import PROMPTS, idle_spec
+from tablectl.console.staff import StaffGate
+from tablectl.console.staffmenu import StaffFlow
 from tablectl.phases import PhaseModel, build_machine
 from tablectl.rules import events as ev
 from tablectl.rules import walltrack
-from tablectl.rules.core import step
 from tablectl.rules.options import HouseRules
-from tablectl.rules.refusal import Refusal
-from tablectl.rules.state import (
-    DeadHand,
-    Final,
-    GameOver,
-    GameState,
-    HandSettled,
-    StopOffered,
-    initial_state,
-)
-from tablectl.rules.wall import implied_discarder
+from tablectl.rules.state import Final, GameState, initial_state
 
-log = logging.getLogger(__name__)
+__all__ = [
+    "ABORT_LABELS",
+    "ABORT_MENU",
+    "CLAIM_WINDOW_S",
+    "FlowError",
+    "Publisher",
+    "Recorder",
+    "Table",
+]
 
 #: Seconds the other seats have to join a ron; the window closes early once all answered.
 CLAIM_WINDOW_S = 3.0
-ABORT_MENU: dict[int, ev.AbortReason] = {
-    1: "nine_terminals",
-    2: "four_winds",
-    3: "four_riichi",
-    4: "four_kans",
-}
-ABORT_LABELS = {1: "9 TERMINALS", 2: "4 WINDS", 3: "4 RIICHI", 4: "4 KANS"}
-#: Phases in which a hand is under way and can end (abort, chombo, a result).
-HAND_PHASES = tuple(sorted(prompts.HAND_PHASES))
 
 
-class FlowError(RuntimeError):
-    """A console flow asked the phase machine for a transition it does not have: a bug in
-    the flow declarations (tablectl.console.prompts), never the players' doing."""
+class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost):
+    """The controller of one table: construct, ``await link_up()``, feed it messages.
 
-
-class Recorder(Protocol):
-    """Where accepted events go before their effects are shown (the journal)."""
-
-    def game_started(self, rules: HouseRules, rules_ref: str) -> None:
-        """A new game begins with ``rules`` (``rules_ref`` names them: a preset or file)."""
-
-    def event_accepted(self, event: ev.Event, state: GameState) -> None:
-        """``event`` was accepted and led to ``state``; must be durable on return."""
-
-    def note(self, kind: str, seat: int | None, detail: dict[str, Any]) -> None:
-        """Something staff must be able to look up later happened (a staff action, a
-        wrong PIN, a tray mismatch, a LAST GAME call); durable like an event."""
-
-    def game_abandoned(self) -> None:
-        """The game in progress was ended by staff; it is kept as abandoned."""
-
-
-class Publisher(Protocol):
-    """Live state for the parlor (MQTT); calls must not block."""
-
-    def publish_state(self, state: dict[str, Any]) -> None:
-        """The table's state changed."""
-
-    def publish_event(self, event: dict[str, Any]) -> None:
-        """An event was accepted."""
-
-    def publish_game(self, result: dict[str, Any]) -> None:
-        """A game finished."""
-
-
-_fit = fit
-_signed = signed
-
-
-class Table:
-    """The controller of one table.  Construct, then ``await start()``; feed it messages."""
+    The glue between the link (:meth:`handle`, :meth:`link_up`), the rules core, the
+    console flows (the mixins, one module each under :mod:`tablectl.console`) and the
+    displays (:meth:`refresh`).
+    """
 
     def __init__(
         self,
@@ -152,8 +110,6 @@ class Table:
         self.load_rules = load_rules
         self.state_model: Any = PhaseModel()
         self.machine = build_machine(self.state_model)
-
-    # ------------------------------------------------------------------ flow snapshot
 
     def flow_snapshot(self) -> dict[str, Any]:
         """What the consoles are in the middle of (prompts, typed digits, a claim window,
@@ -247,37 +203,6 @@ class Table:
         if phase == "table_playing_claim":
             self.claim_deadline = self.now() + self.claim_window_s  # a fresh window
 
-    # ------------------------------------------------------------------ phase helpers
-
-    @property
-    def phase(self) -> str:
-        """The current phase name (``table_playing_turn`` ...)."""
-        return str(self.state_model.state)
-
-    async def _to(self, phase: str) -> None:
-        await getattr(self.state_model, f"to_{phase}")()
-        self._sweep_prompts()
-
-    async def _trigger(self, name: str) -> None:
-        """Fire ``name``; only transitions the machine has from here are ever asked for."""
-        if name not in self.machine.get_triggers(self.phase):
-            raise FlowError(f"no transition {name!r} from {self.phase}")
-        await self.state_model.trigger(name)
-        self._sweep_prompts()
-
-    def _sweep_prompts(self) -> None:
-        """Clear every prompt that does not belong to the phase just entered, so that a
-        prompt's keys are only ever handled in the phases it declares."""
-        phase = self.phase
-        if not phase.startswith("table_"):
-            return  # offline or a fault: the prompts wait for the table to come back
-        for console in self.consoles:
-            spec = PROMPTS.get(console.prompt)
-            if console.prompt and (spec is None or phase not in spec.phases):
-                console.prompt, console.typed, console.choice, console.staff = "", "", None, None
-
-    # ------------------------------------------------------------------ link lifecycle
-
     async def link_up(self, *, rebooted: bool) -> None:
         """The link (re)connected and the hello was accepted: resume where the hand stood."""
         # Straight through the handshake to where the hand stood: the prompts are swept
@@ -303,8 +228,6 @@ class Table:
             self.resume_phase = self.phase
         if self.phase != "offline":
             await self._to("offline")
-
-    # ------------------------------------------------------------------ inputs
 
     async def handle(self, msg: m.Message) -> None:
         """One event from the table."""
@@ -346,89 +269,6 @@ class Table:
             and not state.finished
             and (self.now() - self.clock_started >= limit * 60)
         )
-
-    # ------------------------------------------------------------------ applying events
-
-    def _apply(self, *events: ev.Event) -> Refusal | None:
-        """Apply ``events`` together: all are accepted, or nothing changes.
-
-        Each accepted event is recorded (the journal) before anything it causes is sent.
-        """
-        staged: list[tuple[ev.Event, GameState, tuple[Any, ...]]] = []
-        state = self.state
-        for event in events:
-            state, effects = step(state, event)
-            for effect in effects:
-                if isinstance(effect, Refusal):
-                    return effect
-            staged.append((event, state, effects))
-        for event, new_state, effects in staged:
-            if self.recorder is not None:
-                self.recorder.event_accepted(event, new_state)
-            self.state = new_state
-            if self.publisher is not None:
-                # Takes and discards reach the parlor as tiles left in the state, not as
-                # events: a parlor follows scores, and a fast table makes ~70 takes a hand.
-                if not isinstance(event, ev.Dice | ev.Deal | ev.Take | ev.Discard):
-                    self.publisher.publish_event(ev.event_to_json(event))
-                self.publisher.publish_state(self.snapshot())
-            self._effects(effects)
-        return None
-
-    def _effects(self, effects: Sequence[Any]) -> None:
-        for effect in effects:
-            if isinstance(effect, DeadHand):
-                self.consoles[effect.seat].message = "DEAD HAND"
-            elif isinstance(effect, HandSettled):
-                self._hand_settled(effect.record.deltas)
-            elif isinstance(effect, StopOffered):
-                self.consoles[effect.dealer].prompt = "STOP?"
-            elif isinstance(effect, GameOver):
-                if self.on_game_over is not None:
-                    self.on_game_over(effect.final)
-                if self.publisher is not None:
-                    self.publisher.publish_game(self.game_result(effect.final))
-
-    def _check_after(
-        self, implied: Sequence[ev.Event], check: Callable[[GameState], Refusal | None]
-    ) -> Refusal | None:
-        """``check`` on the state ``implied`` would lead to, applying nothing; a refusal
-        of ``implied`` itself comes back as it is."""
-        state = self.state
-        for event in implied:
-            state, effects = step(state, event)
-            if effects and isinstance(effects[0], Refusal):
-                return effects[0]
-        return check(state)
-
-    def _refuse(self, seat: int, refusal: Refusal | str) -> None:
-        text = refusal.message if isinstance(refusal, Refusal) else refusal
-        self.consoles[seat].message = _fit("! " + text)
-        log.info("[%s] seat %d refused: %s", self.table_id, seat, text)
-        self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.BEEP, duration_ms=100))
-
-    def _hand_settled(self, deltas: Sequence[int]) -> None:
-        self.pending = Pending(kind="confirm", seats=list(range(self.players)))
-        for seat, console in enumerate(self.consoles):
-            console.prompt = "CONFIRM"
-            console.typed = ""
-            console.message = _fit(f"{_signed(deltas[seat])} = {self.state.scores[seat]}")
-        if self.state.finished:
-            for console in self.consoles:
-                console.prompt = "GAME OVER"
-            self._show_final()
-        self.claim_deadline = None
-        self.tray_override = False
-        self._compare_trays()
-
-    def _show_final(self) -> None:
-        final = self.state.final
-        assert final is not None
-        for seat, console in enumerate(self.consoles):
-            rank = final.ranking.index(seat) + 1
-            console.message = _fit(f"#{rank} {final.scores[seat]}")
-
-    # ------------------------------------------------------------------ hand cycle
 
     async def _start_hand(self) -> None:
         if self.state.finished:
@@ -489,14 +329,6 @@ class Table:
         if self.phase == "table_dealing" and wall is not None and wall.phase != "deal":
             await self._trigger("dealt")
 
-    def _implied_discard(self, actor: int) -> tuple[ev.Event, ...]:
-        """Discards are not sensed: the seat that drew has discarded once another acts."""
-        wall = self.state.wall
-        seat = None if wall is None else implied_discarder(wall, actor)
-        return () if seat is None else (ev.Discard(seat=seat),)
-
-    # ------------------------------------------------------------------ keys
-
     async def _key(self, seat: int, key: m.Key) -> None:
         """One key press: handled by the seat's prompt, or by the phase when it has none.
 
@@ -549,132 +381,6 @@ class Table:
         elif key in (m.Key.TENPAI, m.Key.NOTEN):
             await self._draw_key(seat, key)
 
-    def _open(self, seat: int, prompt: str, *, typed: str = "") -> None:
-        """Put ``prompt`` on ``seat``'s display (a prompt only stands in its phases)."""
-        spec = PROMPTS[prompt]
-        if self.phase not in spec.phases:
-            raise FlowError(f"prompt {prompt} opened in {self.phase}")
-        console = self.consoles[seat]
-        console.prompt, console.typed = prompt, typed
-
-    def _note(self, kind: str, seat: int | None, detail: dict[str, Any] | None = None) -> None:
-        """Journal and publish something staff may look up later."""
-        detail = detail or {}
-        if self.recorder is not None:
-            self.recorder.note(kind, seat, detail)
-        if self.publisher is not None:
-            self.publisher.publish_event({"type": kind, "seat": seat, **detail})
-        log.info("[%s] %s seat %s %s", self.table_id, kind, seat, detail)
-
-    def _discarder_for_claim(self, seat: int) -> int | str:
-        """Whose discard ``seat`` is claiming, or why there is none."""
-        wall = self.state.wall
-        if wall is None or self.rules.wall.own_walls:
-            return "FROM?"
-        if wall.phase in ("discard", "called") and wall.turn != seat:
-            return wall.turn
-        if wall.phase == "claim" and wall.last_discard is not None:
-            return wall.last_discard
-        if wall.phase == "rinshan" and wall.turn != seat:
-            return wall.turn
-        return "no discard to claim"
-
-    async def _ron_key(self, seat: int) -> None:
-        target = self._discarder_for_claim(seat)
-        if target == "FROM?":
-            self.pending = Pending(kind="from", seats=[seat], call_kind="ron")
-            self.consoles[seat].prompt = "FROM?"
-            return
-        if isinstance(target, str):
-            self._refuse(seat, target)
-            return
-        implied = self._implied_discard(actor=seat)
-        refusal = self._check_after(
-            implied, lambda after: walltrack.check_ron(after, (target,), (seat,))
-        )
-        if refusal is not None:
-            self._refuse(seat, refusal)
-            return
-        self._apply(*implied)
-        if self.phase == "table_playing_claim" and self.pending and self.pending.kind == "claim":
-            self._join_claim(seat)
-            return
-        others = [s for s in range(self.players) if s not in (seat, target)]
-        self.pending = Pending(kind="claim", discarders=(target,), seats=[seat], answered={seat})
-        for other in others:
-            self.consoles[other].prompt = "RON?"
-        await self._trigger("claim_opened")
-        self.claim_deadline = self.now() + self.claim_window_s
-        if len(self.pending.answered) >= self.players - 1:
-            await self._close_claim()
-
-    def _join_claim(self, seat: int) -> None:
-        assert self.pending is not None
-        if seat not in self.pending.seats:
-            self.pending.seats.append(seat)
-        self.pending.answered.add(seat)
-        self.consoles[seat].prompt = ""
-
-    async def _close_claim(self) -> None:
-        pending = self.pending
-        self.claim_deadline = None
-        if pending is None or pending.kind != "claim":
-            return
-        for console in self.consoles:
-            if console.prompt == "RON?":
-                console.prompt = ""
-        await self._trigger("claim_closed")
-        await self._open_entry("ron", pending.seats, pending.discarders)
-
-    async def _open_entry(self, kind: str, seats: list[int], discarders: tuple[int, ...]) -> None:
-        self.pending = Pending(
-            kind=kind,
-            discarders=discarders,
-            seats=list(seats),
-            entries={s: WinEntry(seat=s) for s in seats},
-        )
-        for seat in seats:
-            self.consoles[seat].prompt = "HAN?"
-            self.consoles[seat].typed = ""
-        await self._trigger("enter_result")
-
-    async def _call_key(self, seat: int, key: m.Key) -> None:
-        wall = self.state.wall
-        if key == m.Key.KAN and wall is not None and wall.phase == "discard" and wall.turn == seat:
-            self.consoles[seat].prompt = "KAN?"
-            return
-        target = self._discarder_for_claim(seat)
-        kind = {m.Key.PON: "pon", m.Key.CHI: "chi", m.Key.KAN: "kan"}[key]
-        if target == "FROM?":
-            self.pending = Pending(kind="from", seats=[seat], call_kind=kind)
-            self.consoles[seat].prompt = "FROM?"
-            return
-        if isinstance(target, str):
-            self._refuse(seat, target)
-            return
-        call = ev.Call(seat=seat, kind=kind, discarder=target)  # type: ignore[arg-type]
-        refusal = self._apply(*self._implied_discard(actor=seat), call)
-        if refusal is not None:
-            self._refuse(seat, refusal)
-
-    async def _draw_key(self, seat: int, key: m.Key) -> None:
-        wall = self.state.wall
-        implied = (
-            () if wall is None else self._implied_discard(actor=(wall.turn + 1) % self.players)
-        )
-        refusal = self._check_after(implied, walltrack.check_draw)
-        if refusal is not None:
-            self._refuse(seat, refusal)
-            return
-        self._apply(*implied)
-        self.pending = Pending(kind="draw", seats=list(range(self.players)))
-        for console in self.consoles:
-            console.prompt = "TENPAI?"
-        await self._trigger("enter_result")
-        await self._prompt_key(seat, key)
-
-    # ------------------------------------------------------------------ prompts
-
     async def _prompt_key(self, seat: int, key: m.Key) -> None:
         console = self.consoles[seat]
         prompt = console.prompt
@@ -698,420 +404,6 @@ class Table:
         }[prompt]
         await handler(seat, key)
 
-    async def _roll_prompt(self, seat: int, key: m.Key) -> None:
-        if self.tray_mismatch and self.hold_on_tray_mismatch and not self.tray_override:
-            self._refuse(seat, "fix trays/STAFF 5")
-            return
-        if key == m.Key.OK:
-            self.consoles[seat].prompt = ""
-            await self._trigger("roll")
-            self.post_command(m.DiceRoll())
-
-    async def _ron_prompt(self, seat: int, key: m.Key) -> None:
-        pending = self.pending
-        if pending is None or pending.kind != "claim":
-            self.consoles[seat].prompt = ""
-            return
-        if key == m.Key.RON:
-            refusal = walltrack.check_ron(self.state, pending.discarders, (seat,))
-            if refusal is not None:
-                self._refuse(seat, refusal)
-                return
-            self._join_claim(seat)
-        elif key == m.Key.CANCEL:
-            pending.answered.add(seat)
-            self.consoles[seat].prompt = ""
-        if len(pending.answered) >= self.players - len(pending.discarders):
-            await self._close_claim()
-
-    def _entry(self, seat: int) -> WinEntry | None:
-        if self.pending is None:
-            return None
-        return self.pending.entries.get(seat)
-
-    async def _han_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        entry = self._entry(seat)
-        if entry is None:
-            console.prompt = ""
-            return
-        if key <= m.Key.DIGIT_9 and len(console.typed) < 2 and not entry.yakuman:
-            console.typed += str(int(key))
-        elif key == m.Key.MENU:
-            entry.yakuman = entry.yakuman % 6 + 1
-            console.typed = f"YAKUMAN x{entry.yakuman}"
-        elif key == m.Key.CANCEL:
-            if console.typed:
-                console.typed = ""
-                entry.yakuman = 0
-            else:
-                await self._cancel_entry(seat)
-        elif key == m.Key.OK:
-            if entry.yakuman:
-                entry.han, entry.fu = 0, None
-                if self.rules.scoring.pao:
-                    console.prompt, console.typed = "PAO?", ""
-                    return
-                await self._entry_done(seat)
-                return
-            if not console.typed or int(console.typed) < 1:
-                self._refuse(seat, "enter the han, then OK")
-                return
-            entry.han = int(console.typed)
-            console.typed = ""
-            if self.rules.scoring.table == "standard" and entry.han < 5:
-                console.prompt = "FU?"
-            else:
-                entry.fu = None
-                await self._entry_done(seat)
-
-    async def _fu_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        entry = self._entry(seat)
-        if entry is None:
-            console.prompt = ""
-            return
-        if key <= m.Key.DIGIT_9 and len(console.typed) < 3:
-            console.typed += str(int(key))
-        elif key == m.Key.CANCEL:
-            console.prompt, console.typed = "HAN?", ""
-        elif key == m.Key.OK and console.typed:
-            entry.fu = int(console.typed)
-            console.typed = ""
-            await self._entry_done(seat)
-
-    async def _pao_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        entry = self._entry(seat)
-        if entry is None:
-            console.prompt = ""
-            return
-        if key <= m.Key.DIGIT_9:
-            entry.pao = int(key)
-            console.typed = str(int(key))
-        elif key == m.Key.CANCEL:
-            console.prompt, console.typed = "HAN?", ""
-            entry.yakuman, entry.pao = 0, None
-        elif key == m.Key.OK:
-            console.typed = ""
-            await self._entry_done(seat)
-
-    async def _cancel_entry(self, seat: int) -> None:
-        pending = self.pending
-        assert pending is not None
-        pending.entries.pop(seat, None)
-        if seat in pending.seats:
-            pending.seats.remove(seat)
-        self.consoles[seat].prompt = ""
-        self.consoles[seat].typed = ""
-        if not pending.entries:
-            self.pending = None
-            await self._trigger("entry_cancelled")
-        elif all(e.done for e in pending.entries.values()):
-            await self._submit_win()
-
-    async def _entry_done(self, seat: int) -> None:
-        entry = self._entry(seat)
-        assert entry is not None and self.pending is not None
-        entry.done = True
-        self.consoles[seat].prompt = ""
-        self.consoles[seat].message = "WAIT"
-        if all(e.done for e in self.pending.entries.values()):
-            await self._submit_win()
-
-    async def _submit_win(self) -> None:
-        pending = self.pending
-        assert pending is not None
-        hands = tuple(
-            ev.Hand(seat=e.seat, han=e.han, fu=e.fu, yakuman=e.yakuman, pao=e.pao)
-            for e in (pending.entries[s] for s in pending.seats)
-        )
-        event: ev.Event
-        if pending.kind == "tsumo":
-            event = ev.Tsumo(hand=hands[0])
-        else:
-            event = ev.Ron(discarders=pending.discarders, winners=hands)
-        refusal = self._apply(event)
-        if refusal is None:
-            await self._trigger("hand_over")
-            return
-        # Start the entry over on every winner's console, with the reason shown.
-        for seat, entry in pending.entries.items():
-            pending.entries[seat] = WinEntry(seat=entry.seat)
-            self.consoles[seat].prompt = "HAN?"
-            self.consoles[seat].typed = ""
-            self._refuse(seat, refusal)
-
-    async def _from_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        pending = self.pending
-        if pending is None or pending.kind != "from":
-            console.prompt = ""
-            return
-        if key <= m.Key.DIGIT_9:
-            digit = str(int(key))
-            console.typed = (
-                console.typed.replace(digit, "")
-                if digit in console.typed
-                else (console.typed + digit)
-            )
-        elif key == m.Key.CANCEL:
-            console.prompt, console.typed = "", ""
-            self.pending = None
-        elif key == m.Key.OK and console.typed:
-            discarders = tuple(int(c) for c in console.typed)
-            console.prompt, console.typed = "", ""
-            self.pending = None
-            implied = self._implied_discard(actor=seat)
-            if pending.call_kind == "ron":
-                bad = self._check_after(
-                    implied, lambda after: walltrack.check_ron(after, discarders, (seat,))
-                )
-                if bad is not None:
-                    self._refuse(seat, bad)
-                    return
-                self._apply(*implied)
-                await self._open_entry("ron", [seat], discarders)
-            else:
-                call = ev.Call(seat=seat, kind=pending.call_kind, discarder=discarders[0])  # type: ignore[arg-type]
-                refusal = self._apply(*implied, call)
-                if refusal is not None:
-                    self._refuse(seat, refusal)
-
-    async def _kan_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        choices: dict[m.Key, ev.Event] = {
-            m.Key.DIGIT_1: ev.Kan(seat=seat, kind="closed"),
-            m.Key.DIGIT_2: ev.Kan(seat=seat, kind="added"),
-            m.Key.DIGIT_3: ev.North(seat=seat),
-        }
-        event = choices.get(key)
-        if key == m.Key.CANCEL:
-            console.prompt = ""
-        elif event is not None:
-            console.prompt = ""
-            refusal = self._apply(event)
-            if refusal is not None:
-                self._refuse(seat, refusal)
-
-    async def _abort_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        if key == m.Key.CANCEL:
-            console.prompt, console.typed, console.choice = "", "", None
-        elif int(key) in ABORT_MENU:
-            console.choice = int(key)
-            console.typed = ABORT_LABELS[int(key)]
-        elif key == m.Key.OK and console.choice is not None:
-            reason = ABORT_MENU[console.choice]
-            console.prompt, console.typed, console.choice = "", "", None
-            abort = ev.Abort(reason=reason)
-            refusal = self._apply(abort)
-            wall = self.state.wall
-            if refusal is not None and wall is not None:
-                # Four winds and four kans come after a discard, which is not sensed.
-                implied = self._implied_discard(actor=(wall.turn + 1) % self.players)
-                if implied and self._apply(*implied, abort) is None:
-                    refusal = None
-            if refusal is not None:
-                self._refuse(seat, refusal)
-            elif self.phase.startswith(HAND_PHASES):
-                await self._trigger("hand_over")
-
-    async def _staff_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        if key == m.Key.CANCEL:
-            console.prompt = ""
-            return
-        choice = int(key)
-        if choice == 0:  # calling staff is open to everyone
-            console.prompt = ""
-            self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.LONG, duration_ms=1000))
-            console.message = "STAFF CALLED"
-            self._note("staff_call", seat)
-            return
-        why = self._staff_unavailable(choice)
-        if why is not None:
-            console.prompt = ""
-            self._refuse(seat, why)
-            return
-        console.choice = choice
-        self._open(seat, "PIN?")
-        console.message = _fit(STAFF_MENU[choice].upper())
-
-    def _staff_unavailable(self, choice: int) -> str | None:
-        """Why staff action ``choice`` cannot be taken now (before asking for the PIN)."""
-        if not self.staff.configured:
-            return "no staff PIN set"
-        locked = self.staff.locked_for()
-        if locked > 0:
-            return f"staff locked {int(locked) + 1} s"
-        phase = self.phase
-        if choice in (1, 2) and phase not in prompts.HAND_PHASES:
-            return "no hand now"
-        if choice == 3:
-            return self._correction_unavailable()
-        if choice == 5 and not self.tray_mismatch:
-            return "the trays agree"
-        return None
-
-    def _correction_unavailable(self) -> str | None:
-        """Why the last hand cannot be corrected now, or None."""
-        return "corrections come with the undo event"
-
-    async def _pin_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        if key == m.Key.CANCEL:
-            console.prompt, console.typed, console.choice, console.message = "", "", None, ""
-            return
-        if key <= m.Key.DIGIT_9:
-            if len(console.typed) < 8:
-                console.typed += str(int(key))
-            return
-        pin, console.typed = console.typed, ""
-        choice = console.choice
-        action = STAFF_MENU.get(choice or 0, "?")
-        verdict = self.staff.check(pin)
-        if verdict != "ok":
-            self._note("staff_pin_failed", seat, {"action": action, "verdict": verdict})
-            console.prompt, console.choice = "", None
-            self._refuse(
-                seat,
-                {
-                    "wrong": "wrong PIN",
-                    "locked": f"PIN: locked {int(LOCKOUT_S)} s",
-                    "still_locked": f"staff locked {int(self.staff.locked_for()) + 1} s",
-                    "not_configured": "no staff PIN set",
-                }[verdict],
-            )
-            return
-        console.staff, console.choice, console.message = choice, None, ""
-        why = None if choice is None else self._staff_unavailable(choice)
-        if choice is None or why is not None:
-            console.prompt, console.staff = "", None
-            self._refuse(seat, why or "choose again")
-            return
-        if choice in (1, 2):
-            self._open(seat, "SEAT?")
-            console.message = _fit(action.upper())
-        elif choice == 4:
-            self._open(seat, "RULES?", typed="0")
-            console.message = _fit(self.rules_menu[0])
-        elif choice == 5:
-            console.prompt, console.staff = "", None
-            self.tray_override = True
-            self._note("staff_action", seat, {"action": "tray_override"})
-            console.message = "TRAYS: PLAY ON"
-
-    async def _seat_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        if key <= m.Key.DIGIT_9:
-            if int(key) < self.players:
-                console.typed = str(int(key))
-            else:
-                self._refuse(seat, f"seats are 0-{self.players - 1}")
-        elif key == m.Key.CANCEL:
-            console.prompt, console.typed, console.staff = "", "", None
-        elif key == m.Key.OK and console.typed:
-            target = int(console.typed)
-            chombo = console.staff == 1
-            event: ev.Event = ev.Chombo(seat=target) if chombo else ev.FalseCall(seat=target)
-            console.prompt, console.typed, console.staff = "", "", None
-            if chombo:
-                # A chombo ends the hand: whatever was being entered is void.
-                self.pending = None
-                self.claim_deadline = None
-            refusal = self._apply(event)
-            if refusal is not None:
-                self._refuse(seat, refusal)
-                return
-            action = "chombo" if chombo else "false_call"
-            self._note("staff_action", seat, {"action": action, "target": target})
-            if chombo and self.phase in prompts.HAND_PHASES:
-                await self._trigger("hand_over")
-        else:
-            self._refuse(seat, "a seat digit, then OK")
-
-    async def _rules_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        menu = self.rules_menu
-        if key == m.Key.CANCEL:
-            console.prompt, console.typed, console.staff, console.message = "", "", None, ""
-            return
-        index = int(console.typed or 0)
-        if key == m.Key.MENU:
-            index = (index + 1) % len(menu)
-        elif key <= m.Key.DIGIT_9:
-            if int(key) >= len(menu):
-                self._refuse(seat, f"rules 0-{len(menu) - 1}; MENU: next")
-                return
-            index = int(key)
-        if key != m.Key.OK:
-            console.typed = str(index)
-            console.message = _fit(menu[index])
-            return
-        console.prompt, console.typed, console.staff, console.message = "", "", None, ""
-        ref = menu[index]
-        failure = await self.new_game(ref, by=f"seat {seat}")
-        if failure is not None:
-            self._refuse(seat, failure)
-
-    # ------------------------------------------------------------------ game control
-
-    async def new_game(self, rules_ref: str | None = None, *, by: str = "ctl") -> str | None:
-        """Staff end the game in progress (kept as abandoned unless it had finished) and
-        start a new one, with other rules if ``rules_ref`` names them. Returns why not,
-        changing nothing, or None."""
-        rules = self.rules
-        ref = self.rules_ref if rules_ref is None else rules_ref
-        if ref != self.rules_ref:
-            if self.load_rules is None:
-                return "this table cannot change its rules"
-            try:
-                rules = self.load_rules(ref)
-            except ValueError as exc:
-                return f"rules {ref!r}: {exc}"
-            if rules.players != self.players:
-                return f"{ref} is for {rules.players} players; this table has {self.players}"
-        if not self.phase.startswith("table_"):
-            return "the table is not connected"
-        abandoned = self.game_started and not self.state.finished
-        if abandoned:
-            if self.recorder is not None:
-                self.recorder.game_abandoned()
-            if self.publisher is not None:
-                self.publisher.publish_game(
-                    {
-                        "table": self.table_id,
-                        "rules": self.rules.name,
-                        "abandoned": True,
-                        "scores": list(self.state.scores),
-                    }
-                )
-        self._note(
-            "staff_action",
-            None,
-            {"action": "new_game", "by": by, "rules": ref, "abandoned": abandoned},
-        )
-        self.rules, self.rules_ref = rules, ref
-        self.rules_menu = tuple(dict.fromkeys((ref, *self.rules_menu)))
-        self.state = initial_state(rules)
-        self.game_started = False
-        self.clock_started = None
-        self.pending = None
-        self.claim_deadline = None
-        self.tray_mismatch.clear()
-        self.tray_override = False
-        for console in self.consoles:
-            console.prompt, console.typed, console.choice, console.staff = "", "", None, None
-            console.message, console.last_game = "", False
-        await self._trigger("abandon")
-        await self._start_hand()
-        return None
-
-    async def correct_last_hand(self, *, by: str = "ctl") -> str | None:
-        """Staff reopen the last settled hand for entry again. Returns why not, or None."""
-        return self._correction_unavailable()
-
     def status(self) -> dict[str, Any]:
         """What ``tablectl ctl status`` shows: the live state and what staff may need."""
         return {
@@ -1123,82 +415,6 @@ class Table:
             "last_game": [s for s, c in enumerate(self.consoles) if c.last_game],
             "prompts": [c.prompt for c in self.consoles],
         }
-
-    async def _tenpai_prompt(self, seat: int, key: m.Key) -> None:
-        pending = self.pending
-        console = self.consoles[seat]
-        if pending is None or pending.kind != "draw":
-            console.prompt = ""
-            return
-        if key == m.Key.MENU and self.rules.flow.nagashi != "none":
-            pending.nagashi ^= {seat}
-            console.typed = "NAGASHI" if seat in pending.nagashi else ""
-            return
-        if key not in (m.Key.TENPAI, m.Key.NOTEN):
-            return
-        if key == m.Key.TENPAI:
-            pending.tenpai.add(seat)
-        pending.answered.add(seat)
-        console.prompt, console.typed = "", ""
-        console.message = "TENPAI" if key == m.Key.TENPAI else "NOTEN"
-        if len(pending.answered) < self.players:
-            return
-        draw = ev.Draw(tenpai=tuple(sorted(pending.tenpai)), nagashi=tuple(sorted(pending.nagashi)))
-        refusal = self._apply(draw)
-        if refusal is None:
-            await self._trigger("hand_over")
-            return
-        self.pending = Pending(kind="draw", seats=list(range(self.players)))
-        for other in range(self.players):
-            self.consoles[other].prompt = "TENPAI?"
-            self._refuse(other, refusal)
-
-    async def _stop_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        if key == m.Key.OK:
-            refusal = self._apply(ev.Stop())
-            if refusal is not None:
-                self._refuse(seat, refusal)
-                console.prompt = "CONFIRM"
-                return
-            # The game is over: everyone confirms the final result.
-            self.pending = Pending(kind="confirm", seats=list(range(self.players)))
-            for other in self.consoles:
-                other.prompt = "GAME OVER"
-            self._show_final()
-        elif key == m.Key.CANCEL:
-            console.prompt = "CONFIRM"
-            await self._confirm_prompt(seat, m.Key.OK)
-
-    async def _confirm_prompt(self, seat: int, key: m.Key) -> None:
-        pending = self.pending
-        if key != m.Key.OK or pending is None or pending.kind != "confirm":
-            return
-        pending.answered.add(seat)
-        self.consoles[seat].prompt = ""
-        if len(pending.answered) < self.players or any(c.prompt == "STOP?" for c in self.consoles):
-            return
-        self.pending = None
-        for console in self.consoles:
-            console.message = ""
-        if self.state.finished:
-            if self.phase == "table_settlement":
-                await self._trigger("game_ended")
-            self.games_finished += 1
-            if self.new_games:
-                await self._new_game()
-            return
-        await self._trigger("next_hand")
-        await self._start_hand()
-
-    async def _new_game(self) -> None:
-        self.state = initial_state(self.rules)
-        self.game_started = False
-        self.clock_started = None
-        for console in self.consoles:
-            console.last_game = False  # a LAST GAME call is for the game it was made in
-        await self._trigger("new_game")
-        await self._start_hand()
 
     async def _clear_fault(self) -> None:
         """OK on any seat while FAULT shows: clear the latched faults and go back to where
@@ -1221,8 +437,6 @@ class Table:
             await self._to("table_idle")
             await self._start_hand()
 
-    # ------------------------------------------------------------------ faults and trays
-
     async def _fault(self, code: m.FaultCode, text: str) -> None:
         if code == m.FaultCode.HOST_SILENT:
             log.warning("[%s] the table stopped its motors while we were away", self.table_id)
@@ -1242,7 +456,7 @@ class Table:
         if self.phase.startswith("table_"):
             self.resume_phase = self.phase
             await self._trigger("table_fault")
-        self.fault_text = _fit(text or code.name.replace("_", " ").lower())
+        self.fault_text = fit(text or code.name.replace("_", " ").lower())
         self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.ALARM, duration_ms=500))
 
     def _trays(self, totals: Sequence[int]) -> None:
@@ -1268,8 +482,6 @@ class Table:
         self._note("tray_mismatch" if mismatch else "trays_match", None, detail)
         if self.publisher is not None:
             self.publisher.publish_state(self.snapshot())
-
-    # ------------------------------------------------------------------ displays
 
     def snapshot(self) -> dict[str, Any]:
         """The table's live state as a plain dict (MQTT state payload, tests)."""
@@ -1305,7 +517,7 @@ class Table:
                 # Sticks move while CONFIRM shows: the mismatch must stay in sight.
                 typed = f"!TRAY {self.tray_mismatch[seat]}"
             line1 = f"{console.prompt} {typed}".rstrip()
-            return _fit(line1), _fit(console.message)
+            return fit(line1), fit(console.message)
         wind = "ESWN"[(seat - state.dealer) % self.players]
         # After the game the final scores (leftover deposits, adjustments) are what count.
         score = state.final.scores[seat] if state.final is not None else state.scores[seat]
@@ -1314,14 +526,14 @@ class Table:
             message = f"! TRAY {self.tray_mismatch[seat]}"
         if console.page == 1:
             diffs = " ".join(
-                _signed(score - state.scores[o]) for o in range(self.players) if o != seat
+                signed(score - state.scores[o]) for o in range(self.players) if o != seat
             )
-            return _fit(f"{wind} DIFF"), _fit(diffs)
+            return fit(f"{wind} DIFF"), fit(diffs)
         if console.page == 2:
             order = sorted(range(self.players), key=lambda s: (-state.scores[s], s))
-            return _fit(f"{wind} RANK {order.index(seat) + 1}/{self.players}"), _fit(str(score))
+            return fit(f"{wind} RANK {order.index(seat) + 1}/{self.players}"), fit(str(score))
         tag = " LAST" if console.last_game else ""
-        return _fit(f"{wind} {score}{tag}"), _fit(message)
+        return fit(f"{wind} {score}{tag}"), fit(message)
 
     def _display_fields(self) -> list[tuple[type[m.Message], dict[str, Any]]]:
         """Every display and lamp command describing the table now, as a class and its

@@ -1,4 +1,5 @@
-"""What the seat consoles hold between key presses: plain data, stored across restarts."""
+"""What the seat consoles hold between key presses: plain data, stored across restarts.
+"""
 
 from __future__ import annotations
 

@@ -55,7 +55,8 @@ CORRECTABLE = frozenset(
 
 @dataclass(frozen=True)
 class PromptSpec:
-    """One prompt of a seat console flow (see the module docstring)."""
+    """One prompt of a seat console flow (see the module docstring).
+"""
 
     name: str
     flow: str

@@ -42,7 +42,8 @@ KEYS = list(m.Key)
 
 
 class InvariantBroken(AssertionError):
-    """A storm step left the table in a state the invariants forbid."""
+    """A storm step left the table in a state the invariants forbid.
+"""
 
 
 @dataclass

@@ -311,7 +311,8 @@ async def test_a_storm_of_keys_from_every_seat_in_every_phase_breaks_nothing(pre
 
 
 def test_prompt_specs_cover_every_prompt_the_table_opens() -> None:
-    source = (Path(prompts.__file__).parents[1] / "table.py").read_text()
+    folder = Path(prompts.__file__).parent
+    source = "".join(p.read_text() for p in [folder.parent / "table.py", *folder.glob("*.py")])
     opened = set(re.findall(r'prompt = "([A-Z ?]+)"', source))
     opened |= set(re.findall(r'_open\(\s*\w+,\s*"([A-Z ?]+)"', source))
     assert opened <= set(PROMPTS), opened - set(PROMPTS)

@@ -1,0 +1,166 @@
+"""The claim window: RON from other seats, PON/CHI/KAN calls, FROM? and KAN?.
+
+After a discard the other seats have ``claim_window_s`` to join a ron; the winners go to
+the rules core together (head bump, double ron, triple-ron abort). Kantan and tables
+without take sensors name the discarder on ``FROM?``.
+"""
+
+from __future__ import annotations
+
+from firmware_bridge import messages as m
+from tablectl.console.host import ConsoleHost
+from tablectl.console.model import Pending
+from tablectl.rules import events as ev
+from tablectl.rules import walltrack
+
+
+class ClaimFlow(ConsoleHost):
+    """The claim window: RON from other seats, PON/CHI/KAN calls, FROM? and KAN?."""
+
+    def _discarder_for_claim(self, seat: int) -> int | str:
+        """Whose discard ``seat`` is claiming, or why there is none."""
+        wall = self.state.wall
+        if wall is None or self.rules.wall.own_walls:
+            return "FROM?"
+        if wall.phase in ("discard", "called") and wall.turn != seat:
+            return wall.turn
+        if wall.phase == "claim" and wall.last_discard is not None:
+            return wall.last_discard
+        if wall.phase == "rinshan" and wall.turn != seat:
+            return wall.turn
+        return "no discard to claim"
+
+    async def _ron_key(self, seat: int) -> None:
+        target = self._discarder_for_claim(seat)
+        if target == "FROM?":
+            self.pending = Pending(kind="from", seats=[seat], call_kind="ron")
+            self.consoles[seat].prompt = "FROM?"
+            return
+        if isinstance(target, str):
+            self._refuse(seat, target)
+            return
+        implied = self._implied_discard(actor=seat)
+        refusal = self._check_after(
+            implied, lambda after: walltrack.check_ron(after, (target,), (seat,))
+        )
+        if refusal is not None:
+            self._refuse(seat, refusal)
+            return
+        self._apply(*implied)
+        if self.phase == "table_playing_claim" and self.pending and self.pending.kind == "claim":
+            self._join_claim(seat)
+            return
+        others = [s for s in range(self.players) if s not in (seat, target)]
+        self.pending = Pending(kind="claim", discarders=(target,), seats=[seat], answered={seat})
+        for other in others:
+            self.consoles[other].prompt = "RON?"
+        await self._trigger("claim_opened")
+        self.claim_deadline = self.now() + self.claim_window_s
+        if len(self.pending.answered) >= self.players - 1:
+            await self._close_claim()
+
+    def _join_claim(self, seat: int) -> None:
+        assert self.pending is not None
+        if seat not in self.pending.seats:
+            self.pending.seats.append(seat)
+        self.pending.answered.add(seat)
+        self.consoles[seat].prompt = ""
+
+    async def _close_claim(self) -> None:
+        pending = self.pending
+        self.claim_deadline = None
+        if pending is None or pending.kind != "claim":
+            return
+        for console in self.consoles:
+            if console.prompt == "RON?":
+                console.prompt = ""
+        await self._trigger("claim_closed")
+        await self._open_entry("ron", pending.seats, pending.discarders)
+
+    async def _call_key(self, seat: int, key: m.Key) -> None:
+        wall = self.state.wall
+        if key == m.Key.KAN and wall is not None and wall.phase == "discard" and wall.turn == seat:
+            self.consoles[seat].prompt = "KAN?"
+            return
+        target = self._discarder_for_claim(seat)
+        kind = {m.Key.PON: "pon", m.Key.CHI: "chi", m.Key.KAN: "kan"}[key]
+        if target == "FROM?":
+            self.pending = Pending(kind="from", seats=[seat], call_kind=kind)
+            self.consoles[seat].prompt = "FROM?"
+            return
+        if isinstance(target, str):
+            self._refuse(seat, target)
+            return
+        call = ev.Call(seat=seat, kind=kind, discarder=target)  # type: ignore[arg-type]
+        refusal = self._apply(*self._implied_discard(actor=seat), call)
+        if refusal is not None:
+            self._refuse(seat, refusal)
+
+    async def _ron_prompt(self, seat: int, key: m.Key) -> None:
+        pending = self.pending
+        if pending is None or pending.kind != "claim":
+            self.consoles[seat].prompt = ""
+            return
+        if key == m.Key.RON:
+            refusal = walltrack.check_ron(self.state, pending.discarders, (seat,))
+            if refusal is not None:
+                self._refuse(seat, refusal)
+                return
+            self._join_claim(seat)
+        elif key == m.Key.CANCEL:
+            pending.answered.add(seat)
+            self.consoles[seat].prompt = ""
+        if len(pending.answered) >= self.players - len(pending.discarders):
+            await self._close_claim()
+
+    async def _from_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        pending = self.pending
+        if pending is None or pending.kind != "from":
+            console.prompt = ""
+            return
+        if key <= m.Key.DIGIT_9:
+            digit = str(int(key))
+            console.typed = (
+                console.typed.replace(digit, "")
+                if digit in console.typed
+                else (console.typed + digit)
+            )
+        elif key == m.Key.CANCEL:
+            console.prompt, console.typed = "", ""
+            self.pending = None
+        elif key == m.Key.OK and console.typed:
+            discarders = tuple(int(c) for c in console.typed)
+            console.prompt, console.typed = "", ""
+            self.pending = None
+            implied = self._implied_discard(actor=seat)
+            if pending.call_kind == "ron":
+                bad = self._check_after(
+                    implied, lambda after: walltrack.check_ron(after, discarders, (seat,))
+                )
+                if bad is not None:
+                    self._refuse(seat, bad)
+                    return
+                self._apply(*implied)
+                await self._open_entry("ron", [seat], discarders)
+            else:
+                call = ev.Call(seat=seat, kind=pending.call_kind, discarder=discarders[0])  # type: ignore[arg-type]
+                refusal = self._apply(*implied, call)
+                if refusal is not None:
+                    self._refuse(seat, refusal)
+
+    async def _kan_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.consoles[seat]
+        choices: dict[m.Key, ev.Event] = {
+            m.Key.DIGIT_1: ev.Kan(seat=seat, kind="closed"),
+            m.Key.DIGIT_2: ev.Kan(seat=seat, kind="added"),
+            m.Key.DIGIT_3: ev.North(seat=seat),
+        }
+        event = choices.get(key)
+        if key == m.Key.CANCEL:
+            console.prompt = ""
+        elif event is not None:
+            console.prompt = ""
+            refusal = self._apply(event)
+            if refusal is not None:
+                self._refuse(seat, refusal)

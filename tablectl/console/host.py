@@ -1,0 +1,245 @@
+"""What every console flow stands on: the table's state, the phase machine and the rules
+core, as one base class (:class:`ConsoleHost`) that the flow mixins and
+:class:`tablectl.table.Table` share.
+
+The flows (:mod:`.claim`, :mod:`.entry`, :mod:`.endings`, :mod:`.confirm`,
+:mod:`.staffmenu`) handle the keys of their prompts (declared in :mod:`.prompts`) through
+these helpers only: apply events through the rules core, refuse on a seat, open a prompt,
+note something for staff, fire a phase trigger that exists from here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from firmware_bridge import messages as m
+from tablectl.console.model import Pending, SeatConsole, WinEntry, fit
+from tablectl.console.prompts import PROMPTS
+from tablectl.console.staff import StaffGate
+from tablectl.rules import events as ev
+from tablectl.rules.core import step
+from tablectl.rules.options import HouseRules
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.state import DeadHand, Final, GameOver, GameState, HandSettled, StopOffered
+from tablectl.rules.wall import implied_discarder
+
+log = logging.getLogger("tablectl.table")
+
+
+class FlowError(RuntimeError):
+    """A console flow asked the phase machine for a transition it does not have, or opened
+    a prompt outside its phases: a bug in the flow declarations
+    (tablectl.console.prompts), never the players' doing.
+"""
+
+
+class Recorder(Protocol):
+    """Where accepted events go before their effects are shown (the journal)."""
+
+    def game_started(self, rules: HouseRules, rules_ref: str) -> None:
+        """A new game begins with ``rules`` (``rules_ref`` names them: a preset or file)."""
+
+    def event_accepted(self, event: ev.Event, state: GameState) -> None:
+        """``event`` was accepted and led to ``state``; must be durable on return."""
+
+    def note(self, kind: str, seat: int | None, detail: dict[str, Any]) -> None:
+        """Something staff must be able to look up later happened (a staff action, a
+        wrong PIN, a tray mismatch, a LAST GAME call); durable like an event."""
+
+    def game_abandoned(self) -> None:
+        """The game in progress was ended by staff; it is kept as abandoned."""
+
+
+class Publisher(Protocol):
+    """Live state for the parlor (MQTT); calls must not block."""
+
+    def publish_state(self, state: dict[str, Any]) -> None:
+        """The table's state changed."""
+
+    def publish_event(self, event: dict[str, Any]) -> None:
+        """An event was accepted."""
+
+    def publish_game(self, result: dict[str, Any]) -> None:
+        """A game finished."""
+
+
+class ConsoleHost:
+    """The state and helpers the console flows share (set up by ``Table.__init__``)."""
+
+    rules: HouseRules
+    rules_ref: str
+    players: int
+    state: GameState
+    post_command: Callable[[m.Message], None]
+    recorder: Recorder | None
+    publisher: Publisher | None
+    now: Callable[[], float]
+    table_id: str
+    claim_window_s: float
+    new_games: bool
+    consoles: list[SeatConsole]
+    pending: Pending | None
+    claim_deadline: float | None
+    clock_started: float | None
+    games_finished: int
+    game_started: bool
+    on_game_over: Callable[[Final], None] | None
+    tray_mismatch: dict[int, int]
+    tray_totals: tuple[int, ...] | None
+    tray_override: bool
+    hold_on_tray_mismatch: bool
+    staff: StaffGate
+    rules_menu: tuple[str, ...]
+    load_rules: Callable[[str], HouseRules] | None
+    state_model: Any
+    machine: Any
+
+    # What one flow asks of another (or of the table), resolved in :class:`Table`.
+
+    async def _start_hand(self) -> None:
+        raise NotImplementedError
+
+    def _hand_settled(self, deltas: Sequence[int]) -> None:
+        raise NotImplementedError
+
+    def _show_final(self) -> None:
+        raise NotImplementedError
+
+    def _compare_trays(self) -> None:
+        raise NotImplementedError
+
+    async def _open_entry(self, kind: str, seats: list[int], discarders: tuple[int, ...]) -> None:
+        raise NotImplementedError
+
+    async def _close_claim(self) -> None:
+        raise NotImplementedError
+
+    async def _confirm_prompt(self, seat: int, key: m.Key) -> None:
+        raise NotImplementedError
+
+    async def _prompt_key(self, seat: int, key: m.Key) -> None:
+        raise NotImplementedError
+
+    async def new_game(self, rules_ref: str | None = None, *, by: str = "ctl") -> str | None:
+        raise NotImplementedError
+
+    def snapshot(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def game_result(self, final: Final) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @property
+    def phase(self) -> str:
+        """The current phase name (``table_playing_turn`` ...)."""
+        return str(self.state_model.state)
+
+    async def _to(self, phase: str) -> None:
+        await getattr(self.state_model, f"to_{phase}")()
+        self._sweep_prompts()
+
+    async def _trigger(self, name: str) -> None:
+        """Fire ``name``; only transitions the machine has from here are ever asked for."""
+        if name not in self.machine.get_triggers(self.phase):
+            raise FlowError(f"no transition {name!r} from {self.phase}")
+        await self.state_model.trigger(name)
+        self._sweep_prompts()
+
+    def _sweep_prompts(self) -> None:
+        """Clear every prompt that does not belong to the phase just entered, so that a
+        prompt's keys are only ever handled in the phases it declares."""
+        phase = self.phase
+        if not phase.startswith("table_"):
+            return  # offline or a fault: the prompts wait for the table to come back
+        for console in self.consoles:
+            spec = PROMPTS.get(console.prompt)
+            if console.prompt and (spec is None or phase not in spec.phases):
+                console.prompt, console.typed, console.choice, console.staff = "", "", None, None
+
+    def _apply(self, *events: ev.Event) -> Refusal | None:
+        """Apply ``events`` together: all are accepted, or nothing changes.
+
+        Each accepted event is recorded (the journal) before anything it causes is sent.
+        """
+        staged: list[tuple[ev.Event, GameState, tuple[Any, ...]]] = []
+        state = self.state
+        for event in events:
+            state, effects = step(state, event)
+            for effect in effects:
+                if isinstance(effect, Refusal):
+                    return effect
+            staged.append((event, state, effects))
+        for event, new_state, effects in staged:
+            if self.recorder is not None:
+                self.recorder.event_accepted(event, new_state)
+            self.state = new_state
+            if self.publisher is not None:
+                # Takes and discards reach the parlor as tiles left in the state, not as
+                # events: a parlor follows scores, and a fast table makes ~70 takes a hand.
+                if not isinstance(event, ev.Dice | ev.Deal | ev.Take | ev.Discard):
+                    self.publisher.publish_event(ev.event_to_json(event))
+                self.publisher.publish_state(self.snapshot())
+            self._effects(effects)
+        return None
+
+    def _effects(self, effects: Sequence[Any]) -> None:
+        for effect in effects:
+            if isinstance(effect, DeadHand):
+                self.consoles[effect.seat].message = "DEAD HAND"
+            elif isinstance(effect, HandSettled):
+                self._hand_settled(effect.record.deltas)
+            elif isinstance(effect, StopOffered):
+                self.consoles[effect.dealer].prompt = "STOP?"
+            elif isinstance(effect, GameOver):
+                if self.on_game_over is not None:
+                    self.on_game_over(effect.final)
+                if self.publisher is not None:
+                    self.publisher.publish_game(self.game_result(effect.final))
+
+    def _check_after(
+        self, implied: Sequence[ev.Event], check: Callable[[GameState], Refusal | None]
+    ) -> Refusal | None:
+        """``check`` on the state ``implied`` would lead to, applying nothing; a refusal
+        of ``implied`` itself comes back as it is."""
+        state = self.state
+        for event in implied:
+            state, effects = step(state, event)
+            if effects and isinstance(effects[0], Refusal):
+                return effects[0]
+        return check(state)
+
+    def _refuse(self, seat: int, refusal: Refusal | str) -> None:
+        text = refusal.message if isinstance(refusal, Refusal) else refusal
+        self.consoles[seat].message = fit("! " + text)
+        log.info("[%s] seat %d refused: %s", self.table_id, seat, text)
+        self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.BEEP, duration_ms=100))
+
+    def _implied_discard(self, actor: int) -> tuple[ev.Event, ...]:
+        """Discards are not sensed: the seat that drew has discarded once another acts."""
+        wall = self.state.wall
+        seat = None if wall is None else implied_discarder(wall, actor)
+        return () if seat is None else (ev.Discard(seat=seat),)
+
+    def _open(self, seat: int, prompt: str, *, typed: str = "") -> None:
+        """Put ``prompt`` on ``seat``'s display (a prompt only stands in its phases)."""
+        spec = PROMPTS[prompt]
+        if self.phase not in spec.phases:
+            raise FlowError(f"prompt {prompt} opened in {self.phase}")
+        console = self.consoles[seat]
+        console.prompt, console.typed = prompt, typed
+
+    def _note(self, kind: str, seat: int | None, detail: dict[str, Any] | None = None) -> None:
+        """Journal and publish something staff may look up later."""
+        detail = detail or {}
+        if self.recorder is not None:
+            self.recorder.note(kind, seat, detail)
+        if self.publisher is not None:
+            self.publisher.publish_event({"type": kind, "seat": seat, **detail})
+        log.info("[%s] %s seat %s %s", self.table_id, kind, seat, detail)
+
+    def _entry(self, seat: int) -> WinEntry | None:
+        if self.pending is None:
+            return None
+        return self.pending.entries.get(seat)
