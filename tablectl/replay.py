@@ -17,7 +17,7 @@ from tablectl.rules.events import Event, EventFormatError, Start, parse_event
 from tablectl.rules.loader import RulesConfigError, load_rules
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
-from tablectl.rules.state import GameState, HandSettled, initial_state
+from tablectl.rules.state import GameState, HandSettled, HandUndone, initial_state
 
 
 class ReplayFileError(ValueError):
@@ -79,6 +79,8 @@ def run_events(rules: HouseRules, events: Iterable[tuple[int, Event]]) -> Replay
                 result.rejected.append({"line": number, **effect.as_dict()})
             elif isinstance(effect, HandSettled):
                 result.hands.append(effect.record.as_dict())
+            elif isinstance(effect, HandUndone):
+                result.hands.pop()
     return result
 
 

@@ -35,9 +35,11 @@ from tablectl.rules.state import (
     HandRecord,
     HandResult,
     HandSettled,
+    HandUndone,
     Noted,
     Payment,
     StopOffered,
+    UndoPoint,
 )
 
 Step = tuple[GameState, tuple[Effect, ...]]
@@ -46,11 +48,57 @@ Handled = tuple[GameState, list[Effect]] | Refusal
 
 def step(state: GameState, event: ev.Event) -> Step:
     """Apply one event.  On refusal the state comes back unchanged with one Refusal."""
-    outcome = _dispatch(state, event)
+    outcome = _undo(state) if isinstance(event, ev.Undo) else _dispatch(state, event)
     if isinstance(outcome, Refusal):
         return state, (outcome,)
     new_state, effects = outcome
+    if not isinstance(event, ev.Undo):
+        new_state = _undo_point(state, event, new_state, effects)
     return new_state, tuple(effects)
+
+
+# --- corrections ------------------------------------------------------------------------
+
+
+def _undo_point(
+    before: GameState, event: ev.Event, after: GameState, effects: Sequence[Effect]
+) -> GameState:
+    """What an ``undo`` after ``event`` would go back to.
+
+    A hand result keeps the state before it (one level: an undo cannot be undone). The
+    all-last stop is undone with the result it followed; the clock running out is a fact
+    an undo keeps. Anything else comes from the next hand and ends the chance to undo.
+    """
+    settled = [e.record for e in effects if isinstance(e, HandSettled)]
+    if settled:
+        return replace(after, undo=UndoPoint(replace(before, undo=None), settled[-1]))
+    point = before.undo
+    if point is None or point.blocked is not None:
+        return replace(after, undo=point) if after.undo is not point else after
+    if isinstance(event, ev.Stop):
+        return replace(after, undo=point)
+    if isinstance(event, ev.TimeUp):
+        return replace(after, undo=replace(point, time_up=True))
+    blocked = ev.event_to_json(event)["type"]
+    return replace(after, undo=replace(point, blocked=blocked))
+
+
+def _undo(state: GameState) -> Handled:
+    point = state.undo
+    if point is None:
+        return Refusal("nothing_to_undo", "no hand result to undo")
+    if point.blocked is not None:
+        return Refusal(
+            "next_hand_started",
+            f"the next hand has begun ({point.blocked}); only the last result before it"
+            " can be undone",
+        )
+    restored = point.before
+    effects: list[Effect] = [HandUndone(point.record, reopened=state.finished)]
+    if point.time_up and not restored.last_hand:
+        restored = replace(restored, last_hand=True)
+        effects.append(Noted("time_up"))
+    return restored, effects
 
 
 def _dispatch(state: GameState, event: ev.Event) -> Handled:

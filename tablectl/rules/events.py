@@ -103,6 +103,12 @@ class TimeUp:
 
 
 @dataclass(frozen=True, slots=True)
+class Undo:
+    """A correction: the last hand result (ron, tsumo, draw, abort, chombo) is taken back,
+    to be entered again as an ordinary event."""
+
+
+@dataclass(frozen=True, slots=True)
 class Dice:
     """The dice for the hand: starts wall tracking."""
 
@@ -153,7 +159,7 @@ class North:
     seat: int
 
 
-ScoreEvent = Riichi | Ron | Tsumo | Draw | Abort | Chombo | FalseCall | Stop | TimeUp
+ScoreEvent = Riichi | Ron | Tsumo | Draw | Abort | Chombo | FalseCall | Stop | TimeUp | Undo
 WallEvent = Dice | Deal | Take | Discard | Call | Kan | North
 Event = Start | ScoreEvent | WallEvent
 
@@ -254,6 +260,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
     "false_call": lambda o: FalseCall(seat=_req_int(o, "seat")),
     "stop": lambda o: Stop(),
     "time_up": lambda o: TimeUp(),
+    "undo": lambda o: Undo(),
     "dice": _dice,
     "deal": lambda o: Deal(),
     "take": lambda o: Take(seat=_req_int(o, "seat"), pos=_int(o, "pos", optional=True)),
@@ -326,6 +333,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return {"type": "stop"}
         case TimeUp():
             return {"type": "time_up"}
+        case Undo():
+            return {"type": "undo"}
         case Dice(dice=dice):
             return {"type": "dice", "dice": list(dice)}
         case Deal():

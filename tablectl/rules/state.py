@@ -66,6 +66,8 @@ class GameState:
     finished: bool = False
     final: Final | None = None
     wall: WallState | None = None
+    #: What an ``undo`` goes back to; not part of the game's value (equality, repr).
+    undo: UndoPoint | None = field(default=None, compare=False, repr=False)
 
     @property
     def players(self) -> int:
@@ -80,6 +82,21 @@ class GameState:
     def round_dict(self) -> dict[str, Any]:
         """``{"wind": "E", "number": 1}``."""
         return {"wind": self.wind, "number": self.dealer + 1}
+
+
+@dataclass(frozen=True, slots=True)
+class UndoPoint:
+    """The state just before the last hand result, kept for one ``undo``.
+
+    ``record`` is the hand the result settled; ``time_up`` that the clock ran out after it
+    (which an undo does not take back); ``blocked`` names the event of the next hand that
+    came after it, which ends the chance to undo.
+    """
+
+    before: GameState
+    record: HandRecord
+    time_up: bool = False
+    blocked: str | None = None
 
 
 def initial_state(rules: HouseRules) -> GameState:
@@ -147,6 +164,14 @@ class StopOffered:
 
 
 @dataclass(frozen=True, slots=True)
+class HandUndone:
+    """The last hand result was taken back (``reopened``: it had ended the game)."""
+
+    record: HandRecord
+    reopened: bool
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver:
     """The game ended."""
 
@@ -160,4 +185,4 @@ class Noted:
     what: str
 
 
-Effect = Refusal | Payment | HandSettled | DeadHand | StopOffered | GameOver | Noted
+Effect = Refusal | Payment | HandSettled | HandUndone | DeadHand | StopOffered | GameOver | Noted
