@@ -34,7 +34,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tablectl.rules.core import step
-from tablectl.rules.events import Event, EventFormatError, Start, event_to_json, parse_event
+from tablectl.rules.events import (
+    Event,
+    EventFormatError,
+    Start,
+    Undo,
+    event_to_json,
+    parse_event,
+)
 from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
 from tablectl.rules.options import HouseRules, as_dict
 from tablectl.rules.refusal import Refusal
@@ -495,6 +502,16 @@ class Journal:
         text = json.dumps(event_to_json(event), ensure_ascii=False, separators=(",", ":"))
         with self._transaction() as conn:
             table_id, rules, seats, started_at, status = self._row(conn, game_id)
+            if status == STATUS_FINISHED and isinstance(event, Undo):
+                # The result that ended the game is taken back: the game is played on. Its
+                # events stay as they are; the record is the finished game's, so it goes
+                # and is written again when the game ends again.
+                conn.execute(
+                    "UPDATE games SET status = 'playing', ended_at = NULL WHERE game_id = ?",
+                    (game_id,),
+                )
+                conn.execute("DELETE FROM records WHERE game_id = ?", (game_id,))
+                status = STATUS_PLAYING
             if status != STATUS_PLAYING:
                 raise JournalError(f"{self.path}: game {game_id} is {status}; no more events")
             seq = int(

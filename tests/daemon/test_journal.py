@@ -531,3 +531,34 @@ def test_a_torn_wal_tail_loses_only_whole_transactions(tmp_path: Path) -> None:
     with wal.open("r+b") as handle:
         handle.truncate(size - 1500)  # through the middle of the last frames
     assert _check_consistent_prefix(path, "kenko", 77) > 0
+
+
+def test_an_undo_of_the_game_ending_hand_reopens_the_game_and_its_record_follows(
+    tmp_path: Path,
+) -> None:
+    from tablectl.records import list_records
+    from tablectl.rules.events import Undo
+
+    rules = load_rules("jboy")
+    big = Tsumo(hand=Hand(seat=0, yakuman=3))  # every other seat busts
+    small = Tsumo(hand=Hand(seat=0, han=2, fu=30))
+    with Journal.open(tmp_path / "j.sqlite3") as journal:
+        game_id = journal.start_game("t1", "jboy", None, T0)
+        state, _ = step(initial_state(rules), big)
+        assert state.finished and state.final is not None
+        journal.append(game_id, big, T0 + 1, final=state.final.as_dict())
+        assert journal.game(game_id).status == "finished"
+        assert [r.game_id for r in list_records(journal)] == [game_id]
+        journal.append(game_id, Undo(), T0 + 2)
+        assert journal.game(game_id).status == "playing"
+        assert list_records(journal) == []
+        assert resume(journal).state.scores == (25000,) * 4  # type: ignore[union-attr]
+        journal.append(game_id, small, T0 + 3)
+        journal.append(game_id, Undo(), T0 + 4)
+        journal.append(game_id, big, T0 + 5, final=state.final.as_dict())
+        records = list_records(journal)
+        assert [r.scores for r in records] == [state.final.scores]
+        exported = export_game(journal, game_id).splitlines()
+    types = [json.loads(line)["type"] for line in exported]
+    assert types == ["start", "tsumo", "undo", "tsumo", "undo", "tsumo"]
+    assert replay(exported).as_dict()["final"] == state.final.as_dict()
