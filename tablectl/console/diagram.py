@@ -27,8 +27,7 @@ def _keys(spec: PromptSpec) -> str:
 
 
 def flows_mermaid() -> str:
-    """Every console flow as one mermaid state diagram, a composite state per flow.
-"""
+    """Every console flow as one mermaid state diagram, a composite state per flow."""
     lines = ["stateDiagram-v2", '    state "no prompt" as idle']
     flows: dict[str, list[PromptSpec]] = {}
     for spec in PROMPTS.values():

@@ -32,7 +32,7 @@ class FlowError(RuntimeError):
     """A console flow asked the phase machine for a transition it does not have, or opened
     a prompt outside its phases: a bug in the flow declarations
     (tablectl.console.prompts), never the players' doing.
-"""
+    """
 
 
 class Recorder(Protocol):
@@ -120,6 +120,12 @@ class ConsoleHost:
         raise NotImplementedError
 
     async def _prompt_key(self, seat: int, key: m.Key) -> None:
+        raise NotImplementedError
+
+    def _correction_unavailable(self) -> str | None:
+        raise NotImplementedError
+
+    async def _reopen_last_hand(self, seat: int | None, *, by: str) -> str | None:
         raise NotImplementedError
 
     async def new_game(self, rules_ref: str | None = None, *, by: str = "ctl") -> str | None:

@@ -1,5 +1,4 @@
-"""What the seat consoles hold between key presses: plain data, stored across restarts.
-"""
+"""What the seat consoles hold between key presses: plain data, stored across restarts."""
 
 from __future__ import annotations
 

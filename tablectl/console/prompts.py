@@ -55,8 +55,7 @@ CORRECTABLE = frozenset(
 
 @dataclass(frozen=True)
 class PromptSpec:
-    """One prompt of a seat console flow (see the module docstring).
-"""
+    """One prompt of a seat console flow (see the module docstring)."""
 
     name: str
     flow: str

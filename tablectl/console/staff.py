@@ -30,8 +30,7 @@ LOCKOUT_S = 60.0
 
 
 class PinFormatError(ValueError):
-    """A PIN or a PIN hash that is not of the documented form.
-"""
+    """A PIN or a PIN hash that is not of the documented form."""
 
 
 def check_pin_text(pin: str) -> str:

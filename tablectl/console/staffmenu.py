@@ -54,10 +54,6 @@ class StaffFlow(ConsoleHost):
             return "the trays agree"
         return None
 
-    def _correction_unavailable(self) -> str | None:
-        """Why the last hand cannot be corrected now, or None."""
-        return "corrections come with the undo event"
-
     async def _pin_prompt(self, seat: int, key: m.Key) -> None:
         console = self.consoles[seat]
         if key == m.Key.CANCEL:
@@ -93,6 +89,11 @@ class StaffFlow(ConsoleHost):
         if choice in (1, 2):
             self._open(seat, "SEAT?")
             console.message = fit(action.upper())
+        elif choice == 3:
+            console.prompt, console.staff = "", None
+            failure = await self._reopen_last_hand(seat, by=f"staff at seat {seat}")
+            if failure is not None:
+                self._refuse(seat, failure)
         elif choice == 4:
             self._open(seat, "RULES?", typed="0")
             console.message = fit(self.rules_menu[0])
@@ -208,4 +209,4 @@ class StaffFlow(ConsoleHost):
 
     async def correct_last_hand(self, *, by: str = "ctl") -> str | None:
         """Staff reopen the last settled hand for entry again. Returns why not, or None."""
-        return self._correction_unavailable()
+        return await self._reopen_last_hand(None, by=by)

@@ -42,8 +42,7 @@ KEYS = list(m.Key)
 
 
 class InvariantBroken(AssertionError):
-    """A storm step left the table in a state the invariants forbid.
-"""
+    """A storm step left the table in a state the invariants forbid."""
 
 
 @dataclass
@@ -78,12 +77,14 @@ class _Journal:
         self.games.append((rules_ref, [], "playing"))
 
     def event_accepted(self, event: ev.Event, state: GameState) -> None:
-        if not self.games or self.games[-1][2] != "playing":
+        if not self.games:
+            raise InvariantBroken(f"{event} accepted before any game")
+        ref, events, status = self.games[-1]
+        reopens = status == "finished" and isinstance(event, ev.Undo)
+        if status != "playing" and not reopens:
             raise InvariantBroken(f"{event} accepted outside a game in progress")
-        self.games[-1][1].append(event)
-        if state.finished:
-            ref, events, _ = self.games[-1]
-            self.games[-1] = (ref, events, "finished")
+        events.append(event)
+        self.games[-1] = (ref, events, "finished" if state.finished else "playing")
 
     def note(self, kind: str, seat: int | None, detail: dict[str, Any]) -> None:
         self.notes.append((kind, seat, detail))

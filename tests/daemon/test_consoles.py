@@ -316,3 +316,125 @@ def test_prompt_specs_cover_every_prompt_the_table_opens() -> None:
     opened = set(re.findall(r'prompt = "([A-Z ?]+)"', source))
     opened |= set(re.findall(r'_open\(\s*\w+,\s*"([A-Z ?]+)"', source))
     assert opened <= set(PROMPTS), opened - set(PROMPTS)
+
+
+# ---------------------------------------------------------------------- corrections
+
+
+class Journalled:
+    """A recorder that keeps the accepted events (what the journal would hold)."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.notes: list[tuple[str, int | None, dict[str, object]]] = []
+
+    def game_started(self, rules: object, rules_ref: str) -> None:
+        self.events.append("start")
+
+    def event_accepted(self, event: object, state: object) -> None:
+        from tablectl.rules.events import event_to_json
+
+        self.events.append(event_to_json(event)["type"])  # type: ignore[arg-type]
+
+    def note(self, kind: str, seat: int | None, detail: dict[str, object]) -> None:
+        self.notes.append((kind, seat, detail))
+
+    def game_abandoned(self) -> None:
+        self.events.append("abandoned")
+
+
+async def _tsumo(rig: Rig, seat: int, han: str, fu: str = "30") -> None:
+    await rig.key(seat, K.TSUMO)
+    await rig.type(seat, han)
+    await rig.key(seat, K.OK)
+    if rig.lines(seat)[0].startswith("FU?"):
+        await rig.type(seat, fu)
+        await rig.key(seat, K.OK)
+
+
+async def test_cancel_at_confirm_sends_the_hand_back_to_the_winners_entry() -> None:
+    journal = Journalled()
+    rig = Rig("ariari", recorder=journal)
+    await rig.up()
+    await rig.start_hand()
+    await _tsumo(rig, 0, "1")  # the dealer meant 3 han
+    assert rig.table.phase == "table_settlement"
+    assert rig.state.scores == (26500, 24500, 24500, 24500)
+    await rig.key(1, K.OK)
+    await rig.key(2, K.CANCEL)  # a loser sees it is wrong
+    assert rig.table.phase == "table_result_entry"
+    assert rig.state.scores == (25000,) * 4 and rig.state.hands_played == 0
+    assert rig.lines(0) == ("HAN?", "AGAIN")
+    assert [rig.lines(s)[0] for s in (1, 2, 3)] == ["S 25000", "W 25000", "N 25000"]
+    await rig.type(0, "3")
+    await rig.key(0, K.OK)
+    await rig.type(0, "30")
+    await rig.key(0, K.OK)
+    assert rig.state.scores == (31000, 23000, 23000, 23000)
+    assert journal.events[-3:] == ["tsumo", "undo", "tsumo"]
+    assert journal.notes[-1][:2] == ("correction", 2)
+    await rig.confirm_all()
+    assert rig.table.phase == "table_shuffling"
+
+
+async def test_staff_correct_a_confirmed_hand_before_the_next_dice() -> None:
+    journal = Journalled()
+    rig = Rig("ariari", recorder=journal)
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.MENU, K.DIGIT_1, K.OK)  # nine terminals, pressed by mistake
+    await rig.confirm_all()
+    assert rig.table.phase == "table_shuffling" and rig.state.honba == 1
+    await _staff(rig, 3, 3)
+    # Back in the hand where it stood: the dealer's turn, nothing settled.
+    assert rig.table.phase == "table_playing_turn"
+    assert rig.state.honba == 0 and rig.state.hands_played == 0
+    assert journal.events[-2:] == ["abort", "undo"]
+    assert journal.notes[-1][:2] == ("correction", 3)
+    await _tsumo(rig, 0, "2")
+    assert rig.state.scores == (28000, 24000, 24000, 24000)
+    await rig.confirm_all()
+    assert rig.table.phase == "table_shuffling"
+
+
+async def test_a_correction_once_the_next_dice_are_rolled_is_refused() -> None:
+    rig = Rig("ariari")
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.MENU, K.DIGIT_1, K.OK)
+    await rig.confirm_all()
+    await rig.start_hand()
+    await rig.key(1, K.STAFF_CALL, K.DIGIT_3)
+    assert rig.lines(1)[1] == "! next hand begun"
+    assert await rig.table.correct_last_hand() == "next hand begun"
+
+
+async def test_nothing_to_correct_and_a_chombo_is_staff_s_to_take_back() -> None:
+    rig = Rig("jboy")
+    await rig.up()
+    assert await rig.table.correct_last_hand() == "nothing to correct"
+    await rig.start_hand()
+    await _staff(rig, 0, 1)
+    await rig.key(0, K.DIGIT_2, K.OK)
+    await rig.key(2, K.CANCEL)
+    assert rig.lines(2) == ("CONFIRM", "! staff: STAFF 3")
+    assert rig.state.scores == (28000, 28000, 16000, 28000)
+    assert await rig.table.correct_last_hand(by="ctl") is None
+    assert rig.state.scores == (25000,) * 4
+    assert rig.table.phase == "table_playing_turn"
+
+
+async def test_the_hand_that_ended_the_game_can_be_entered_again() -> None:
+    journal = Journalled()
+    rig = Rig("jboy", recorder=journal)
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK)  # triple yakuman, no pao
+    assert rig.state.finished
+    assert rig.lines(1)[0] == "GAME OVER"
+    await rig.key(3, K.CANCEL)
+    assert not rig.state.finished and rig.table.phase == "table_result_entry"
+    assert rig.lines(0) == ("HAN?", "AGAIN")
+    await rig.key(0, K.DIGIT_2, K.OK, K.DIGIT_3, K.DIGIT_0, K.OK)
+    assert not rig.state.finished and rig.state.scores == (28000, 24000, 24000, 24000)
+    assert journal.events[-3:] == ["tsumo", "undo", "tsumo"]
