@@ -629,6 +629,8 @@ class Journal:
     def notes(self, game_id: str | None = None) -> list[Note]:
         """The notes of one game (every note when ``game_id`` is None), oldest first."""
         where, params = ("WHERE game_id = ?", (game_id,)) if game_id is not None else ("", ())
+        if not self.query("SELECT 1 FROM sqlite_master WHERE name = 'notes'"):
+            return []  # a file from before version 3, opened only to be read
         rows = self.query(
             f"SELECT game_id, at, seat, kind, detail FROM notes {where} ORDER BY id", params
         )

@@ -53,6 +53,8 @@ class Record:
     ranking: tuple[int, ...]
     result: tuple[float, ...]
     reason: str
+    #: Seats that called LAST GAME in this game (and did not take it back).
+    last_game: tuple[int, ...] = ()
 
     @property
     def players(self) -> int:
@@ -89,6 +91,7 @@ class Record:
             "ranks": list(self.ranks),
             "result": list(self.result) if self.result else None,
             "reason": self.reason,
+            "last_game": list(self.last_game),
         }
 
 
@@ -98,6 +101,15 @@ def _since_seconds(since: float | datetime | None) -> float:
     if isinstance(since, datetime):
         return since.timestamp()
     return float(since)
+
+
+def _last_game_calls(journal: Journal, game_id: str) -> tuple[int, ...]:
+    """The seats whose last LAST GAME note in the game turned it on."""
+    calls: dict[int, bool] = {}
+    for note in journal.notes(game_id):
+        if note.kind == "last_game" and note.seat is not None:
+            calls[note.seat] = bool(note.detail.get("on"))
+    return tuple(sorted(seat for seat, on in calls.items() if on))
 
 
 def list_records(journal: Journal, since: float | datetime | None = None) -> list[Record]:
@@ -123,6 +135,7 @@ def list_records(journal: Journal, since: float | datetime | None = None) -> lis
                 ranking=tuple(final["ranking"]),
                 result=tuple(final.get("result") or ()),
                 reason=str(final.get("reason", "")),
+                last_game=_last_game_calls(journal, game_id),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise JournalError(f"{journal.path}: record of game {game_id} is unreadable") from exc
@@ -167,7 +180,8 @@ def format_table(records: Sequence[Record], tz: tzinfo | None = None) -> str:
         seats = []
         for seat in range(rec.players):
             extra = f" {rec.result[seat]:+.1f}" if rec.result else ""
-            seats.append(f"{names[seat]} {rec.scores[seat]} #{rec.ranks[seat]}{extra}")
+            last = " LAST" if seat in rec.last_game else ""
+            seats.append(f"{names[seat]} {rec.scores[seat]} #{rec.ranks[seat]}{extra}{last}")
         date = rec.date(tz)[:16].replace("T", " ")
         lines.append(
             f"{date}  {rec.table_id:<8} {rec.preset:<10} {rec.game_id[:8]}  " + " | ".join(seats)

@@ -4,6 +4,8 @@ game, a correction), from a console or from ``tablectl ctl``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from firmware_bridge import messages as m
 from tablectl.console import prompts
 from tablectl.console.host import ConsoleHost
@@ -186,11 +188,11 @@ class StaffFlow(ConsoleHost):
                         "scores": list(self.state.scores),
                     }
                 )
-        self._note(
-            "staff_action",
-            None,
-            {"action": "new_game", "by": by, "rules": ref, "abandoned": abandoned},
-        )
+        detail: dict[str, Any] = {"action": "new_game", "by": by, "rules": ref}
+        detail["abandoned"] = abandoned
+        if abandoned:
+            detail["scores"] = list(self.state.scores)  # what the abandoned game stood at
+        self._note("staff_action", None, detail)
         self.rules, self.rules_ref = rules, ref
         self.rules_menu = tuple(dict.fromkeys((ref, *self.rules_menu)))
         self.state = initial_state(rules)

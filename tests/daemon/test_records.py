@@ -181,3 +181,19 @@ def test_a_record_needs_a_finish(journal: Journal) -> None:
         reason="stop",
     )
     assert rec.ranks == (1, 4, 2, 3)
+
+
+def test_a_record_names_the_seats_that_called_last_game(tmp_path: Path) -> None:
+    from tablectl.journal import Journal
+    from tablectl.records import format_table, list_records
+
+    with Journal.open(tmp_path / "j.sqlite3") as journal:
+        game_id = journal.start_game("t1", "jboy", None, 1_700_000_000.0)
+        for seat, on in ((2, True), (1, True), (1, False)):
+            journal.note(game_id, 1_700_000_001.0, seat, "last_game", {"on": on})
+        final = {"scores": [40000, 30000, 20000, 10000], "ranking": [0, 1, 2, 3], "reason": "x"}
+        journal.finish_game(game_id, final, 1_700_000_002.0)
+        (record,) = list_records(journal)
+    assert record.last_game == (2,)
+    assert record.as_dict()["last_game"] == [2]
+    assert "20000 #3 LAST" in format_table([record])

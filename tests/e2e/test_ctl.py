@@ -73,6 +73,13 @@ async def test_staff_drive_a_running_table_from_the_admin_socket(tmp_path: Path)
         assert "Traceback" not in unknown.stderr
 
         await _until(lambda: table.state.hands_played >= 1)
+        # An undo works until the next hand's dice; the bots roll at once, so it is
+        # either done (and the bots enter the hand again) or refused with the reason.
+        done = await asyncio.to_thread(ctl, socket, "undo")
+        assert (done.returncode, done.stderr) in (
+            (0, ""),
+            (1, "tablectl ctl undo: refused: next hand begun\n"),
+        ), done.stderr
         done = await asyncio.to_thread(ctl, socket, "abandon")
         assert done.returncode == 0, done.stderr
     finally:
@@ -92,6 +99,7 @@ async def test_staff_drive_a_running_table_from_the_admin_socket(tmp_path: Path)
             ("kenko", True, "ctl"),
             ("kenko", True, "ctl"),
         ]
+        assert all(len(a["scores"]) == 4 for a in actions)  # what each game stood at
 
 
 def test_ctl_without_a_daemon_says_so_in_one_line(tmp_path: Path) -> None:

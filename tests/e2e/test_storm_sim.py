@@ -93,7 +93,17 @@ async def test_random_keys_unplugs_and_restarts_never_stop_the_daemon(
         await task
         await sim.close()
     assert presses > 500 and restarts >= 1
+    live = daemon.table
+    assert live is not None
     with Journal.open(journal_path) as journal:
+        last = journal.last_game()
+        assert last is not None
+        replayed_last = replay(export_game(journal, last).splitlines()).as_dict()
+        assert replayed_last["scores"] == list(live.state.scores)
+        assert (replayed_last["honba"], replayed_last["kyoutaku"]) == (
+            live.state.honba,
+            live.state.kyoutaku,
+        )
         for game in journal.games():
             replayed = replay(export_game(journal, game.game_id).splitlines()).as_dict()
             assert replayed["rejected"] == [], game.game_id
