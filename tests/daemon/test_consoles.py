@@ -438,3 +438,31 @@ async def test_the_hand_that_ended_the_game_can_be_entered_again() -> None:
     await rig.key(0, K.DIGIT_2, K.OK, K.DIGIT_3, K.DIGIT_0, K.OK)
     assert not rig.state.finished and rig.state.scores == (28000, 24000, 24000, 24000)
     assert journal.events[-3:] == ["tsumo", "undo", "tsumo"]
+
+
+async def test_staff_actions_and_wrong_pins_are_published_and_journalled() -> None:
+    class Publisher:
+        def __init__(self) -> None:
+            self.events: list[dict[str, object]] = []
+
+        def publish_state(self, state: dict[str, object]) -> None:
+            pass
+
+        def publish_event(self, event: dict[str, object]) -> None:
+            self.events.append(event)
+
+        def publish_game(self, result: dict[str, object]) -> None:
+            pass
+
+    publisher = Publisher()
+    journal = Journalled()
+    rig = Rig("jboy", recorder=journal, publisher=publisher)
+    await rig.up()
+    await rig.start_hand()
+    await _staff(rig, 2, 2, pin="0000")
+    await _staff(rig, 2, 2)
+    await rig.key(2, K.DIGIT_1, K.OK)
+    kinds = [(e["type"], e["seat"]) for e in publisher.events if e["type"] != "false_call"]
+    assert kinds == [("staff_pin_failed", 2), ("staff_action", 2)]
+    assert [(k, s) for k, s, _ in journal.notes] == kinds
+    assert journal.notes[-1][2] == {"action": "false_call", "target": 1}
