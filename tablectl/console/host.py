@@ -128,7 +128,9 @@ class ConsoleHost:
     async def _reopen_last_hand(self, seat: int | None, *, by: str) -> str | None:
         raise NotImplementedError
 
-    async def new_game(self, rules_ref: str | None = None, *, by: str = "ctl") -> str | None:
+    async def new_game(
+        self, rules_ref: str | None = None, *, by: str = "ctl", seat: int | None = None
+    ) -> str | None:
         raise NotImplementedError
 
     def snapshot(self) -> dict[str, Any]:

@@ -154,11 +154,13 @@ class StaffFlow(ConsoleHost):
             return
         console.prompt, console.typed, console.staff, console.message = "", "", None, ""
         ref = menu[index]
-        failure = await self.new_game(ref, by=f"seat {seat}")
+        failure = await self.new_game(ref, by=f"staff at seat {seat}", seat=seat)
         if failure is not None:
             self._refuse(seat, failure)
 
-    async def new_game(self, rules_ref: str | None = None, *, by: str = "ctl") -> str | None:
+    async def new_game(
+        self, rules_ref: str | None = None, *, by: str = "ctl", seat: int | None = None
+    ) -> str | None:
         """Staff end the game in progress (kept as abandoned unless it had finished) and
         start a new one, with other rules if ``rules_ref`` names them. Returns why not,
         changing nothing, or None."""
@@ -176,6 +178,12 @@ class StaffFlow(ConsoleHost):
         if not self.phase.startswith("table_"):
             return "the table is not connected"
         abandoned = self.game_started and not self.state.finished
+        detail: dict[str, Any] = {"action": "new_game", "by": by, "rules": ref}
+        detail["abandoned"] = abandoned
+        if abandoned:
+            detail["scores"] = list(self.state.scores)  # what the abandoned game stood at
+        # Noted first, so that the note belongs to the game it ends.
+        self._note("staff_action", seat, detail)
         if abandoned:
             if self.recorder is not None:
                 self.recorder.game_abandoned()
@@ -188,11 +196,6 @@ class StaffFlow(ConsoleHost):
                         "scores": list(self.state.scores),
                     }
                 )
-        detail: dict[str, Any] = {"action": "new_game", "by": by, "rules": ref}
-        detail["abandoned"] = abandoned
-        if abandoned:
-            detail["scores"] = list(self.state.scores)  # what the abandoned game stood at
-        self._note("staff_action", None, detail)
         self.rules, self.rules_ref = rules, ref
         self.rules_menu = tuple(dict.fromkeys((ref, *self.rules_menu)))
         self.state = initial_state(rules)
