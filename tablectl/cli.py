@@ -24,6 +24,9 @@ EXIT_OK = 0
 #: ``tablectl ctl``: the daemon refused the action (it says why).
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
+#: ``tablectl run``: the config or the journal is unusable and a restart will not mend it
+#: (sysexits' EX_CONFIG; the systemd unit's RestartPreventExitStatus).
+EXIT_CONFIG = 78
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
@@ -118,7 +121,7 @@ def _journal_path(args: argparse.Namespace) -> Path:
 def _open_journal(args: argparse.Namespace) -> Journal:
     try:
         # create=False: a mistyped path is an error, not a new empty journal.
-        return Journal.open(_journal_path(args), create=False)
+        return Journal.open(_journal_path(args), readonly=True)
     except JournalError as exc:
         raise _CliError(str(exc)) from exc
 
@@ -286,14 +289,20 @@ def _run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_CONFIG
 
     async def main() -> None:
         daemon = Daemon(config)
         install_signal_handlers(daemon.stop)
         await daemon.run()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except JournalError as exc:
+        # Restarting cannot mend a journal: say so once and let systemd stop here
+        # (RestartPreventExitStatus=78 in docs/pi.md).
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     return EXIT_OK
 
 

@@ -24,7 +24,7 @@ from firmware_bridge import messages as m
 from tablectl.config import DaemonConfig, load_rules_ref
 from tablectl.console.staff import StaffGate
 from tablectl.ctl import CtlServer
-from tablectl.journal import Journal, LinkPosition, resume
+from tablectl.journal import Journal, JournalLock, LinkPosition, resume
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState
@@ -210,6 +210,13 @@ class Daemon:
     async def run(self) -> None:
         """Run until :attr:`stop` is set (or ``max_games`` games have finished)."""
         config = self.config
+        lock = JournalLock(config.journal).acquire()
+        try:
+            await self._run_locked(config)
+        finally:
+            lock.release()
+
+    async def _run_locked(self, config: DaemonConfig) -> None:
         journal = Journal.open(config.journal)
         resumed = resume(journal)
         rules = resumed.rules if resumed is not None else config.house_rules

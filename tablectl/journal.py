@@ -20,10 +20,13 @@ one lock serialises them, so the daemon may call them from a worker thread.
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import hashlib
 import json
 import logging
 import math
+import os
 import sqlite3
 import threading
 import uuid
@@ -284,37 +287,43 @@ class Journal:
     # --- opening ------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> Journal:
+    def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> Journal:
         """Open (and with ``create``, create) the journal at ``path``, upgrading its schema.
 
-        Raises :class:`JournalError` naming the file when it is missing (``create=False``),
-        not a SQLite database, another program's database, corrupt, or written by a newer
-        tablectl.
+        ``readonly`` (the reading commands: ``journal list``, ``export``, ``records``)
+        opens an existing file without writing anything to it: no upgrade, no WAL switch.
+        Otherwise the file is checked (``PRAGMA quick_check``) before it is used, and its
+        folder must exist: nothing is created but the file itself.
+
+        Raises :class:`JournalError` naming the file and the fix when it is missing, in a
+        missing or read-only folder, not writable, not a SQLite database, another
+        program's database, damaged, or written by a newer tablectl.
         """
         path = Path(path)
         if path.is_dir():
             raise JournalError(f"{path}: is a directory, not a journal file")
-        if not create and not path.exists():
+        if (readonly or not create) and not path.exists():
             raise JournalError(f"{path}: no journal file there")
+        if not readonly:
+            _check_writable(path)
         try:
-            if create:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(
-                    str(path), isolation_level=None, timeout=BUSY_TIMEOUT, check_same_thread=False
-                )
+            if readonly:
+                # With no -wal beside it nobody is writing and every event is in the file
+                # itself: read it as immutable, which leaves no -wal or -shm behind.
+                quiet = not Path(f"{path}-wal").exists()
+                uri = f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if quiet else "")
+            elif create:
+                uri = f"{path.resolve().as_uri()}?mode=rwc"
             else:
                 # mode=rw: never create a fresh empty journal by mistyping a path.
-                conn = sqlite3.connect(
-                    f"{path.resolve().as_uri()}?mode=rw",
-                    uri=True,
-                    isolation_level=None,
-                    timeout=BUSY_TIMEOUT,
-                    check_same_thread=False,
-                )
+                uri = f"{path.resolve().as_uri()}?mode=rw"
+            conn = sqlite3.connect(
+                uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT, check_same_thread=False
+            )
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"{path}: cannot open the journal: {exc}") from exc
         try:
-            _prepare(path, conn)
+            _prepare(path, conn, readonly=readonly)
         except BaseException:
             conn.close()
             raise
@@ -714,7 +723,24 @@ class Journal:
         return [entry.event for entry in self.entries(game_id)]
 
 
-def _prepare(path: Path, conn: sqlite3.Connection) -> None:
+def _check_writable(path: Path) -> None:
+    """The daemon's journal lives in a folder that exists and that it may write (SQLite
+    puts the -wal and -shm files beside the journal)."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise JournalError(
+            f"{path}: the folder {folder} does not exist; create it, owned by the daemon's"
+            " user (the systemd unit's StateDirectory= does)"
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise JournalError(
+            f"{path}: the folder {folder} is not writable by this user; fix its owner or mode"
+        )
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        raise JournalError(f"{path}: not readable and writable by this user; fix its owner or mode")
+
+
+def _prepare(path: Path, conn: sqlite3.Connection, *, readonly: bool = False) -> None:
     """Check the file is a tablectl journal this code can use, set it up, upgrade it."""
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -730,6 +756,17 @@ def _prepare(path: Path, conn: sqlite3.Connection) -> None:
         raise JournalError(
             f"{path}: journal schema version {version} is newer than this tablectl"
             f" understands ({schema_version()}); upgrade tablectl"
+        )
+    if readonly:
+        return
+    try:
+        problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)").fetchall()]
+    except sqlite3.DatabaseError as exc:
+        problems = [str(exc)]
+    if problems != ["ok"]:
+        raise JournalError(
+            f"{path}: the journal is damaged ({problems[0]}); move it aside (keep it for"
+            " the records) and restore a backup, or start with a new journal"
         )
     try:
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -755,6 +792,46 @@ def _prepare(path: Path, conn: sqlite3.Connection) -> None:
                 f"{path}: upgrading the journal to schema version {target} failed: {exc}"
             ) from exc
         log.info("%s: journal schema at version %d", path, target)
+
+
+class JournalLock:
+    """An exclusive lock on ``<journal>.lock``, held for a daemon's life: two daemons on
+    one journal would interleave their games and each resume the other's."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(f"{path}.lock")
+        self._fd: int | None = None
+
+    def acquire(self) -> JournalLock:
+        """Take the lock, or raise :class:`JournalError` naming who holds it (or why the
+        journal's folder cannot be used at all)."""
+        _check_writable(Path(str(self.path)[: -len(".lock")]))
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o640)
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot create the lock file: {exc.strerror}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
+                journal = str(self.path)[: -len(".lock")]
+                raise JournalError(
+                    f"{journal}: another tablectl (pid {holder}) is using this journal;"
+                    " stop it first: two daemons must not share a journal"
+                ) from None
+            raise JournalError(f"{self.path}: cannot lock: {exc.strerror}") from exc
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        """Let go of the lock (also done by the kernel when the process dies)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def resume(journal: Journal) -> Resumed | None:

@@ -250,8 +250,10 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
     assert not (tmp_path / "missing.sqlite3").exists()
     with pytest.raises(JournalError, match="is a directory"):
         Journal.open(tmp_path)
-    # The daemon's default location may not exist yet on a fresh image.
-    Journal.open(tmp_path / "var" / "lib" / "j.sqlite3").close()
+    # No silent mkdir (as root, anywhere): a missing folder is the install's to make.
+    with pytest.raises(JournalError, match=r"the folder .*/var/lib does not exist; create it"):
+        Journal.open(tmp_path / "var" / "lib" / "j.sqlite3")
+    assert not (tmp_path / "var").exists()
 
 
 def test_migration_hook_upgrades_an_old_file(
@@ -562,3 +564,78 @@ def test_an_undo_of_the_game_ending_hand_reopens_the_game_and_its_record_follows
     types = [json.loads(line)["type"] for line in exported]
     assert types == ["start", "tsumo", "undo", "tsumo", "undo", "tsumo"]
     assert replay(exported).as_dict()["final"] == state.final.as_dict()
+
+
+def _journal_with_a_game(path: Path) -> str:
+    with Journal.open(path) as journal:
+        game_id = journal.start_game("t1", "kenko", None, T0)
+        for seat in range(4):
+            journal.append(game_id, Riichi(seat=seat), T0 + seat)
+    return game_id
+
+
+def test_a_damaged_journal_is_refused_at_start_naming_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    _journal_with_a_game(path)
+    for extra in ("-wal", "-shm"):
+        Path(f"{path}{extra}").unlink(missing_ok=True)
+    data = bytearray(path.read_bytes())
+    page = 4096
+    assert len(data) >= 3 * page
+    data[page : 2 * page] = b"\xff" * page  # garbage in the middle: a whole page
+    path.write_bytes(bytes(data))
+    with pytest.raises(JournalError, match="damaged|not a journal") as caught:
+        Journal.open(path)
+    assert str(caught.value).startswith(str(path))
+    truncated = tmp_path / "t.sqlite3"
+    truncated.write_bytes(bytes(data[: page + 10]))
+    with pytest.raises(JournalError):
+        Journal.open(truncated)
+
+
+def test_a_folder_the_daemon_cannot_write_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Root writes anywhere, so the check is shown with os.access saying no.
+    monkeypatch.setattr(journal_mod.os, "access", lambda path, mode: False)
+    with pytest.raises(JournalError, match="is not writable by this user; fix its owner or mode"):
+        Journal.open(tmp_path / "j.sqlite3")
+
+
+def test_reading_commands_never_write_the_journal(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    game_id = _journal_with_a_game(path)
+    before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in tmp_path.iterdir()}
+    with Journal.open(path, readonly=True) as journal:
+        assert journal.game(game_id).event_count == 4
+        export_game(journal, game_id)
+        with pytest.raises(JournalError):
+            journal.note(game_id, T0, None, "x", {})  # a write is refused, not done
+    after = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in tmp_path.iterdir()}
+    assert after == before
+
+
+def test_a_version_1_journal_is_read_without_being_upgraded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.sqlite3"
+    with monkeypatch.context() as patch:
+        patch.setattr(journal_mod, "MIGRATIONS", {1: journal_mod.MIGRATIONS[1]})
+        game_id = _journal_with_a_game(path)
+    with Journal.open(path, readonly=True) as journal:
+        assert journal.query("PRAGMA user_version") == [(1,)]
+        assert journal.notes(game_id) == []
+        assert len(journal.events(game_id)) == 4
+
+
+def test_two_daemons_cannot_hold_one_journal(tmp_path: Path) -> None:
+    from tablectl.journal import JournalLock
+
+    path = tmp_path / "j.sqlite3"
+    first = JournalLock(path).acquire()
+    try:
+        with pytest.raises(JournalError, match=rf"another tablectl \(pid {os.getpid()}\)"):
+            JournalLock(path).acquire()
+    finally:
+        first.release()
+    JournalLock(path).acquire().release()  # free again once the first let go

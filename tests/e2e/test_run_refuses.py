@@ -1,0 +1,87 @@
+"""``tablectl run`` refuses a journal it cannot use, in one line and with exit 78 (the
+systemd unit's RestartPreventExitStatus), instead of a traceback and a restart loop."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+EXIT_CONFIG = 78
+CODE = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _config(tmp_path: Path, journal: Path) -> Path:
+    # A table nobody answers for: the daemon waits for it, retrying, for ever.
+    path = tmp_path / "tablectl.toml"
+    path.write_text(
+        f'id = "t1"\ndevice = "socket://127.0.0.1:{_free_port()}"\nrules = "jboy"\n'
+        f'journal = "{journal}"\n'
+    )
+    return path
+
+
+def _run(config: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", CODE, "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\x01" * 600), "not a journal"),
+        (lambda p: p.write_text("hello, I am a text file\n" * 100), "not a journal"),
+        (lambda p: None, "does not exist; create it"),
+    ],
+    ids=["truncated", "foreign", "missing-folder"],
+)
+def test_a_journal_that_cannot_be_used_stops_the_daemon_in_one_line(
+    tmp_path: Path, make: object, says: str
+) -> None:
+    journal = tmp_path / "state" / "journal.sqlite3"
+    if says != "does not exist; create it":
+        journal.parent.mkdir()
+        make(journal)  # type: ignore[operator]
+    done = _run(_config(tmp_path, journal))
+    assert done.returncode == EXIT_CONFIG
+    lines = [line for line in done.stderr.splitlines() if "tablectl run:" in line]
+    assert len(lines) == 1 and says in lines[0] and str(journal) in lines[0]
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "state").exists() or says != "does not exist; create it"
+
+
+def test_a_second_daemon_on_the_same_journal_refuses(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.sqlite3"
+    config = _config(tmp_path, journal)
+    first = subprocess.Popen(
+        [sys.executable, "-c", CODE, "run", "--config", str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not journal.exists():  # the first daemon holds the lock before it opens this
+            assert time.monotonic() < deadline and first.poll() is None
+            time.sleep(0.05)
+        done = _run(config)
+        assert done.returncode == EXIT_CONFIG
+        assert f"another tablectl (pid {first.pid}) is using this journal" in done.stderr
+        assert "Traceback" not in done.stderr
+    finally:
+        first.terminate()
+        first.wait(timeout=30)
