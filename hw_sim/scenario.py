@@ -65,7 +65,7 @@ def parse_scenario(lines: Iterable[str], source: str = "scenario") -> list[tuple
                 )
             out.append((number, action, args))
     except JsonLineError as exc:
-        raise ScenarioError(f"{source}:{exc.number}: not JSON: {exc.error}") from None
+        raise ScenarioError(f"{source}:{exc.number}: {exc.reason}") from None
     return out
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from tablectl import __version__
 from tablectl.config import DEFAULT_JOURNAL, ConfigError, load_config
 from tablectl.journal import Journal, JournalError, export_game
+from tablectl.jsonlines import bounded_lines
 from tablectl.records import format_table, list_records, to_csv, to_json
 from tablectl.replay import ReplayFileError, replay
 from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
@@ -87,8 +88,15 @@ def _rules_show(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
-        with path.open(encoding="utf-8") as handle:
-            result = replay(handle, args.rules)
+        if args.file == "-":
+            result = replay(bounded_lines(sys.stdin), args.rules)
+        elif not path.is_file():
+            what = "no file there" if not path.exists() else "not a regular file"
+            print(f"tablectl replay: {path}: {what}", file=sys.stderr)
+            return EXIT_USAGE
+        else:
+            with path.open(encoding="utf-8") as handle:
+                result = replay(bounded_lines(handle), args.rules)
     except OSError as exc:
         print(f"tablectl replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_USAGE
@@ -383,7 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p_replay = sub.add_parser("replay", help="replay a JSON Lines event file through the rules")
-    p_replay.add_argument("file", help="JSON Lines file, one event per line")
+    p_replay.add_argument("file", help="JSON Lines file, one event per line; - for stdin")
     p_replay.add_argument("--rules", help="preset name or rules file (overrides a start line)")
     p_replay.set_defaults(handler="replay")
 

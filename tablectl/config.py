@@ -33,7 +33,7 @@ from typing import Any
 
 from tablectl.console.staff import PinFormatError, PinHash
 from tablectl.mqtt_settings import MqttSettings
-from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
+from tablectl.rules.loader import RulesConfigError, load_rules, preset_names, read_small_file
 from tablectl.rules.options import HouseRules
 
 DEFAULT_JOURNAL = Path("/var/lib/tablectl/journal.sqlite3")
@@ -372,16 +372,20 @@ def parse_config(source: Path, raw: dict[str, Any]) -> DaemonConfig:
 def load_config(path: str | Path) -> DaemonConfig:
     """Read and check the config file at ``path``; raises :class:`ConfigError`."""
     source = Path(path)
+    if not source.exists():
+        raise ConfigError(f"{source}: no config file there")
     try:
-        text = source.read_text("utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{source}: no config file there") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{source}: cannot read the config file: {exc}") from exc
+        text = read_small_file(source, "config file")
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read the config file: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise ConfigError(f"{source}: cannot read the config file: {exc}") from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"{source}: not valid TOML: nested too deeply") from None
     return parse_config(source, raw)
 
 

@@ -91,11 +91,13 @@ def replay(lines: Iterable[str], rules_ref: str | None = None) -> ReplayResult:
     :class:`~tablectl.rules.loader.RulesConfigError` for an unknown or broken preset.
     """
     events = parse_lines(lines)
+    where = "--rules"
     if events and isinstance(events[0][1], Start):
-        start = events[0][1]
+        number, first = events[0]
         events = events[1:]
-        if rules_ref is None:
-            rules_ref = start.rules
+        if rules_ref is None and isinstance(first, Start):
+            rules_ref = first.rules
+            where = f"line {number}"
     if rules_ref is None:
         raise ReplayFileError(
             "line 1: no rule set: give --rules PRESET or start the file with"
@@ -104,5 +106,5 @@ def replay(lines: Iterable[str], rules_ref: str | None = None) -> ReplayResult:
     try:
         rules = load_rules(rules_ref)
     except RulesConfigError as exc:
-        raise ReplayFileError(str(exc)) from exc
+        raise ReplayFileError(f"{where}: {exc}") from exc
     return run_events(rules, events)

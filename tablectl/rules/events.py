@@ -9,6 +9,7 @@ be scored, a take in turn) is decided by the core, which answers with a
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -164,6 +165,10 @@ WallEvent = Dice | Deal | Take | Discard | Call | Kan | North
 Event = Start | ScoreEvent | WallEvent
 
 
+#: No field of an event (a seat, han, fu, a count, a wall position, a die) comes near this.
+MAX_INT = 1_000_000
+
+
 def _int(obj: Mapping[str, Any], key: str, *, optional: bool = False) -> int | None:
     if key not in obj:
         if optional:
@@ -172,8 +177,18 @@ def _int(obj: Mapping[str, Any], key: str, *, optional: bool = False) -> int | N
     value = obj[key]
     # bool is an int subclass; true/false where a number belongs is a malformed line.
     if isinstance(value, bool) or not isinstance(value, int):
-        raise EventFormatError(f"field {key!r} must be an integer, got {value!r}")
+        raise EventFormatError(f"field {key!r} must be an integer, got {_short(value)}")
+    if not -MAX_INT <= value <= MAX_INT:
+        raise EventFormatError(f"field {key!r} is out of range: {_short(value)}")
     return value
+
+
+def _short(value: Any) -> str:
+    """``value`` for a message, cut short and not deep: a malformed line must not make a
+    huge message (or recurse without end)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return "a huge number"
+    return reprlib.repr(value)
 
 
 def _req_int(obj: Mapping[str, Any], key: str) -> int:
@@ -189,10 +204,10 @@ def _int_list(obj: Mapping[str, Any], key: str, *, optional: bool = False) -> tu
         raise EventFormatError(f"missing field {key!r}")
     value = obj[key]
     if not isinstance(value, list):
-        raise EventFormatError(f"field {key!r} must be a list of seats, got {value!r}")
+        raise EventFormatError(f"field {key!r} must be a list of seats, got {_short(value)}")
     for item in value:
         if isinstance(item, bool) or not isinstance(item, int):
-            raise EventFormatError(f"field {key!r} must hold integers, got {item!r}")
+            raise EventFormatError(f"field {key!r} must hold integers, got {_short(item)}")
     return tuple(value)
 
 
@@ -201,7 +216,9 @@ def _choice(obj: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str:
         raise EventFormatError(f"missing field {key!r}")
     value = obj[key]
     if value not in allowed:
-        raise EventFormatError(f"field {key!r} must be one of {', '.join(allowed)}; got {value!r}")
+        raise EventFormatError(
+            f"field {key!r} must be one of {', '.join(allowed)}; got {_short(value)}"
+        )
     return str(value)
 
 

@@ -41,11 +41,36 @@ def preset_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
 
 
+#: Largest rules file read: the biggest preset is a few KiB.
+MAX_RULES_FILE = 1024 * 1024
+
+
 def _read_toml(source: str, text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesConfigError(f"{source}: not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise RulesConfigError(f"{source}: not valid TOML: nested too deeply") from None
+
+
+def read_small_file(path: Path, what: str, limit: int = MAX_RULES_FILE) -> str:
+    """The text of ``path``, a regular file of at most ``limit`` bytes (not a FIFO, a
+    device or ``/dev/zero``, which would hang or fill the memory). Raises ValueError
+    saying what is wrong (the caller names the file), or OSError when reading fails."""
+    if not path.is_file():
+        raise ValueError("no file there" if not path.exists() else "not a regular file")
+    size = path.stat().st_size
+    if size > limit:
+        raise ValueError(f"{size} bytes; a {what} is at most {limit}")
+    with path.open("rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"a {what} is at most {limit} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
 
 
 def _locate(ref: str, relative_to: Path | None) -> tuple[str, str, Path | None]:
@@ -58,9 +83,11 @@ def _locate(ref: str, relative_to: Path | None) -> tuple[str, str, Path | None]:
         path = relative_to / path
     if path.suffix == ".toml" or path.exists():
         try:
-            return str(path), path.read_text("utf-8"), path.parent
+            return str(path), read_small_file(path, "rules file"), path.parent
         except OSError as exc:
             raise RulesConfigError(f"{path}: cannot read rules file: {exc.strerror}") from exc
+        except ValueError as exc:
+            raise RulesConfigError(f"{path}: cannot read rules file: {exc}") from None
     known = ", ".join(preset_names())
     hint = difflib.get_close_matches(ref, preset_names(), n=1)
     extra = f" (did you mean {hint[0]!r}?)" if hint else ""

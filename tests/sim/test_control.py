@@ -108,7 +108,7 @@ def test_scenario_parsing() -> None:
     assert steps == [(3, "press", {"seat": 0, "key": "OK"})]
     with pytest.raises(ScenarioError, match="scenario:1: unknown action 'dance'"):
         parse_scenario(['{"dance": {}}'])
-    with pytest.raises(ScenarioError, match="scenario:1: not JSON"):
+    with pytest.raises(ScenarioError, match="scenario:1: not valid JSON"):
         parse_scenario(["{"])
     with pytest.raises(ScenarioError, match="one action object"):
         parse_scenario(['{"press": {}, "take": {}}'])
