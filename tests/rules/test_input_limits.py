@@ -42,7 +42,10 @@ def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         ("[" * 100000, "line 1: longer than 65536 characters"),
         ('{"type":"riichi","seat":' + "9" * 5000 + "}", "an integer of thousands of digits"),
         ('{"type":"riichi","seat":' + "9" * 40 + "}", "field 'seat' is out of range"),
-        ('{"type":"start","rules":"/dev/zero"}', "line 1: /dev/zero: cannot read rules file: not a regular file"),
+        (
+            '{"type":"start","rules":"/dev/zero"}',
+            "line 1: /dev/zero: cannot read rules file: not a regular file",
+        ),
         ('\n\n{"type":"start","rules":"nosuch"}', "line 3: unknown preset 'nosuch'"),
         ('{"type":"ron","from":0,"winners":[[[[[[[[[[]]]]]]]]]]}', "line 1:"),
     ],
