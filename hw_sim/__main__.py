@@ -143,6 +143,14 @@ async def serve(args: argparse.Namespace) -> int:
     )
     control: ControlServer | None = None
     view: asyncio.Task[None] | None = None
+    lines: list[str] | None = None
+    if args.scenario is not None:
+        try:
+            lines = args.scenario.read_text("utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+            print(f"hw_sim: --scenario {args.scenario}: {reason}", file=sys.stderr)
+            return 2
     try:
         if args.pty:
             path = await table.start_pty()
@@ -155,8 +163,7 @@ async def serve(args: argparse.Namespace) -> int:
             print(f"hw_sim: control interface on 127.0.0.1:{control.port}", flush=True)
         if args.view:
             view = asyncio.create_task(live(table))
-        if args.scenario is not None:
-            lines = args.scenario.read_text("utf-8").splitlines()
+        if lines is not None:
             count = await run_scenario(table, lines, str(args.scenario))
             print(f"hw_sim: scenario done ({count} actions)", flush=True)
         if args.max_games is None or table.bots is None:
@@ -167,6 +174,9 @@ async def serve(args: argparse.Namespace) -> int:
     except ScenarioError as exc:
         print(f"hw_sim: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # a port in use, no ptys left
+        print(f"hw_sim: cannot serve: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     finally:
         if view is not None:
             view.cancel()
@@ -180,14 +190,32 @@ async def serve(args: argparse.Namespace) -> int:
 
 async def send(args: argparse.Namespace) -> int:
     """One control request; prints the reply (the ``text`` of a view as is)."""
-    reader, writer = await asyncio.open_connection(args.host, args.port)
+    try:
+        reader, writer = await asyncio.open_connection(args.host, args.port)
+    except OSError as exc:
+        why = "connection refused" if isinstance(exc, ConnectionRefusedError) else str(exc)
+        print(
+            f"hw_sim send: nothing answers on {args.host}:{args.port} ({why});"
+            f" is 'hw_sim serve --control {args.port}' running?",
+            file=sys.stderr,
+        )
+        return 2
     try:
         writer.write(args.request.encode() + b"\n")
         await writer.drain()
-        reply = json.loads(await reader.readline())
+        line = await reader.readline()
+    except OSError as exc:
+        print(f"hw_sim send: {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     finally:
         writer.close()
-        await writer.wait_closed()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        print(f"hw_sim send: {args.host}:{args.port} gave no JSON reply", file=sys.stderr)
+        return 2
     if reply.get("ok") and "text" in reply:
         print(reply["text"], end="")
     else:

@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import reprlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -80,11 +81,22 @@ def table_state(table: SimTable) -> dict[str, Any]:
     }
 
 
-def _int(args: dict[str, Any], name: str) -> int:
+#: What a tray holds at most (a whole game's points and then some); a request beyond it
+#: is a typo, not a table.
+MAX_TRAY = 1_000_000
+
+
+def _int(args: dict[str, Any], name: str, low: int | None = None, high: int | None = None) -> int:
     value = args.get(name)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError(f"{name!r} must be an integer, got {value!r}")
+        raise ValueError(f"{name!r} must be an integer, got {reprlib.repr(value)}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name!r} is {value}; allowed: {low}..{high}")
     return value
+
+
+def _seat(table: SimTable, args: dict[str, Any]) -> int:
+    return _int(args, "seat", 0, table.house.players - 1)
 
 
 async def execute(table: SimTable, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -93,7 +105,7 @@ async def execute(table: SimTable, cmd: str, args: dict[str, Any]) -> dict[str, 
     Raises ValueError (or KeyError/TypeError) for a bad request; callers report it.
     """
     if cmd == "press":
-        seat = _int(args, "seat")
+        seat = _seat(table, args)
         keys = args.get("keys", [args.get("key")])
         if (
             not isinstance(keys, list)
@@ -105,16 +117,22 @@ async def execute(table: SimTable, cmd: str, args: dict[str, Any]) -> dict[str, 
             table.press(seat, str(key))
         return {}
     if cmd == "take":
-        pos = args.get("pos")
-        msg = table.take(_int(args, "seat"), pos, int(args.get("count", 1)))
+        seat = _seat(table, args)
+        pos = None if args.get("pos") is None else _int(args, "pos", 0, 135)
+        count = _int(args, "count", 1, 4) if "count" in args else 1
+        msg = table.take(seat, pos, count)
         return {"take": {"seat": msg.seat, "position": msg.position, "tile": msg.tile}}
     if cmd == "discard":
-        table.discard(_int(args, "seat"))
+        table.discard(_seat(table, args))
         return {}
     if cmd == "roll":
         return {"dice": list(table.roll())}
     if cmd == "tray":
-        table.firmware.move_tray(_int(args, "seat"), _int(args, "delta"))
+        seat = _seat(table, args)
+        delta = _int(args, "delta", -MAX_TRAY, MAX_TRAY)
+        if not 0 <= table.trays[seat] + delta <= MAX_TRAY:
+            raise ValueError(f"tray {seat} would hold {table.trays[seat] + delta}; 0..{MAX_TRAY}")
+        table.firmware.move_tray(seat, delta)
         return {"trays": table.trays}
     if cmd == "state":
         return table_state(table)
@@ -131,9 +149,13 @@ async def execute(table: SimTable, cmd: str, args: dict[str, Any]) -> dict[str, 
         extra = [str(a) for a in args.get("args", [])]
         return {"result": await table.inject(kind, *extra)}
     if cmd == "wait":
-        seat = _int(args, "seat")
+        seat = _seat(table, args)
         prefix = str(args.get("startswith", ""))
-        timeout = float(args.get("timeout", 10.0))
+        timeout = args.get("timeout", 10.0)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+            raise ValueError(f"'timeout' must be a number of seconds, got {reprlib.repr(timeout)}")
+        if not 0 <= timeout <= 600:
+            raise ValueError(f"'timeout' is {timeout}; allowed: 0..600")
         ok = await table.firmware.wait_for(
             lambda: table.displays[seat][0].startswith(prefix), timeout
         )

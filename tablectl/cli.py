@@ -28,6 +28,8 @@ EXIT_USAGE = 2
 #: ``tablectl run``: the config or the journal is unusable and a restart will not mend it
 #: (sysexits' EX_CONFIG; the systemd unit's RestartPreventExitStatus).
 EXIT_CONFIG = 78
+#: Stopped with Ctrl-C (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
@@ -263,19 +265,40 @@ def _diagram(args: argparse.Namespace) -> int:
 @command("demo")
 def _demo(args: argparse.Namespace) -> int:
     import asyncio
+    import logging
 
-    from tablectl.demo import run_demo
+    from tablectl.demo import journal_in_use, run_demo
 
+    # The daemon's and the simulator's warnings (a reboot between games, a stalled bot)
+    # are for a table's log, not for the screen of someone watching.
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     if args.games < 1:
         print("tablectl demo: --games must be at least 1", file=sys.stderr)
         return EXIT_USAGE
     load_rules(args.rules)  # a bad preset fails here with a clear message
     journal = Path(args.journal) if args.journal else None
-    asyncio.run(
-        run_demo(
-            args.rules, args.seed, args.games, fast=args.fast, as_json=args.json, journal=journal
+    if journal is not None and not args.resume:
+        why = journal_in_use(journal)
+        if why is not None:
+            print(f"tablectl demo: {why}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        asyncio.run(
+            run_demo(
+                args.rules,
+                args.seed,
+                args.games,
+                fast=args.fast,
+                as_json=args.json,
+                journal=journal,
+            )
         )
-    )
+    except KeyboardInterrupt:
+        print("tablectl demo: stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except JournalError as exc:
+        print(f"tablectl demo: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_OK
 
 
@@ -441,6 +464,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print each finished game as one JSON line"
     )
     p_demo.add_argument("--journal", help="keep the journal in this file (default: temporary)")
+    p_demo.add_argument(
+        "--resume", action="store_true", help="play on a game in progress in --journal"
+    )
     p_demo.set_defaults(handler="demo")
 
     p_diagram = sub.add_parser("diagram", help="print the table's phase machine (mermaid)")

@@ -27,7 +27,7 @@ from tablectl.ctl import CtlServer
 from tablectl.journal import Journal, JournalLock, LinkPosition, resume
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
-from tablectl.rules.state import Final, GameState
+from tablectl.rules.state import Final, GameState, HandRecord
 from tablectl.table import CLAIM_WINDOW_S, Table
 
 if TYPE_CHECKING:
@@ -167,12 +167,14 @@ class Daemon:
         new_games: bool = True,
         max_games: int | None = None,
         on_game: Callable[[Table, dict[str, Any]], None] | None = None,
+        on_hand: Callable[[Table, HandRecord], None] | None = None,
     ) -> None:
         self.config = config
         self.claim_window_s = claim_window_s
         self.new_games = new_games
         self.max_games = max_games
         self.on_game = on_game
+        self.on_hand = on_hand
         self.stop = asyncio.Event()
         self.table: Table | None = None
         self.link: Link | None = None
@@ -262,6 +264,9 @@ class Daemon:
             load_rules=load_rules_ref,
             hold_on_tray_mismatch=config.hold_next_hand,
         )
+        if self.on_hand is not None:
+            on_hand = self.on_hand
+            table.on_hand_settled = lambda record: on_hand(table, record)
         self.table = table
         recorder.flow = table.flow_snapshot
         flow = recorder.stored_flow() if resumed is not None else None

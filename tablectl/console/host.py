@@ -22,7 +22,15 @@ from tablectl.rules import events as ev
 from tablectl.rules.core import step
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
-from tablectl.rules.state import DeadHand, Final, GameOver, GameState, HandSettled, StopOffered
+from tablectl.rules.state import (
+    DeadHand,
+    Final,
+    GameOver,
+    GameState,
+    HandRecord,
+    HandSettled,
+    StopOffered,
+)
 from tablectl.rules.wall import implied_discarder
 
 log = logging.getLogger("tablectl.table")
@@ -86,6 +94,8 @@ class ConsoleHost:
     games_finished: int
     game_started: bool
     on_game_over: Callable[[Final], None] | None
+    #: Called with each settled hand's record (the demo's plain output).
+    on_hand_settled: Callable[[HandRecord], None] | None = None
     tray_mismatch: dict[int, int]
     tray_totals: tuple[int, ...] | None
     tray_override: bool
@@ -198,6 +208,8 @@ class ConsoleHost:
                 self.consoles[effect.seat].message = "DEAD HAND"
             elif isinstance(effect, HandSettled):
                 self._hand_settled(effect.record.deltas)
+                if self.on_hand_settled is not None:
+                    self.on_hand_settled(effect.record)
             elif isinstance(effect, StopOffered):
                 self.consoles[effect.dealer].prompt = "STOP?"
             elif isinstance(effect, GameOver):

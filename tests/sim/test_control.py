@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -245,3 +246,30 @@ def _real_link_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     # The CLI subprocess heartbeats at the real 1 Hz: the in-test host must not give up
     # after the fast 0.3 s.
     monkeypatch.setattr(link_mod, "LINK_TIMEOUT", 5.0)
+
+
+@pytest.mark.parametrize(
+    ("request_", "says"),
+    [
+        ({"cmd": "take", "seat": 0, "pos": 10, "count": -5}, "'count' is -5; allowed: 1..4"),
+        ({"cmd": "take", "seat": 0, "pos": 999}, "'pos' is 999; allowed: 0..135"),
+        ({"cmd": "tray", "seat": 2, "delta": 10**14}, "'delta' is 100000000000000"),
+        ({"cmd": "tray", "seat": 2, "delta": -30000}, "tray 2 would hold -5000"),
+        ({"cmd": "press", "seat": 7, "key": "OK"}, "'seat' is 7; allowed: 0..3"),
+        ({"cmd": "press", "seat": True, "key": "OK"}, "'seat' must be an integer"),
+        ({"cmd": "wait", "seat": 0, "timeout": 1e9}, "'timeout' is 1000000000.0"),
+        ({"cmd": "wait", "seat": 0, "timeout": "soon"}, "'timeout' must be a number"),
+    ],
+)
+async def test_control_requests_out_of_range_are_refused_and_change_nothing(
+    request_: dict[str, Any], says: str
+) -> None:
+    from hw_sim.control import execute
+
+    table = SimTable("jboy", 1, autoplay=False, trays=True)
+    trays = list(table.trays)
+    sent = table.firmware.events_sent
+    args = {k: v for k, v in request_.items() if k != "cmd"}
+    with pytest.raises(ValueError, match=re.escape(says)):
+        await execute(table, request_["cmd"], args)
+    assert table.trays == trays and table.firmware.events_sent == sent

@@ -1,0 +1,212 @@
+"""Every command-line entry point answers bad input with one line on stderr and an exit
+code, never a Python traceback (issue 12). Run by ``make test`` like every test."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tablectl.cli import build_parser
+
+TABLECTL = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Broken inputs of every kind, made once."""
+    folder = tmp_path_factory.mktemp("bad")
+    made: dict[str, str] = {"dir": str(folder)}
+
+    def put(name: str, data: bytes | str) -> str:
+        path = folder / name
+        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+        made[name.split(".", maxsplit=1)[0]] = str(path)
+        return str(path)
+
+    put("garbage.sqlite3", b"SQLite format 3\x00" + b"\x07" * 3000)
+    put("text.sqlite3", "not a database\n" * 50)
+    put("deep.toml", "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    put("bad.toml", "[table\nid=")
+    put("baddevice.toml", 'id = "t"\ndevice = "/dev/ttyUSB0?baud=fast"\nrules = "jboy"\n')
+    put("nested.jsonl", "[" * 30000 + "]" * 30000 + "\n")
+    put("digits.jsonl", '{"type":"riichi","seat":' + "9" * 5000 + "}\n")
+    put("zero.jsonl", '{"type":"start","rules":"/dev/zero"}\n')
+    put("notjson.jsonl", "{riichi}\n")
+    put("binary.jsonl", b"\xff\xfe\x00\x01")
+    fifo = folder / "fifo"
+    os.mkfifo(fifo)
+    made["fifo"] = str(fifo)
+    return made
+
+
+def _tablectl(*args: str) -> list[str]:
+    return [sys.executable, "-c", TABLECTL, *args]
+
+
+def _hw_sim(*args: str) -> list[str]:
+    return [sys.executable, "-m", "hw_sim", *args]
+
+
+CASES: list[tuple[str, list[str], int]] = [
+    ("replay", ["replay", "--rules", "jboy", "{nested}"], 2),
+    ("replay", ["replay", "--rules", "jboy", "{digits}"], 2),
+    ("replay", ["replay", "{zero}"], 2),
+    ("replay", ["replay", "--rules", "jboy", "{notjson}"], 2),
+    ("replay", ["replay", "--rules", "jboy", "{binary}"], 2),
+    ("replay", ["replay", "--rules", "jboy", "{fifo}"], 2),
+    ("replay", ["replay", "--rules", "jboy", "/dev/zero"], 2),
+    ("replay", ["replay", "--rules", "nosuch", "{notjson}"], 2),
+    ("rules-list", ["rules", "list", "--bogus"], 2),
+    ("rules-show", ["rules", "show", "nosuch"], 2),
+    ("rules-show", ["rules", "show", "{deep}"], 2),
+    ("rules-show", ["rules", "show", "/dev/zero"], 2),
+    ("journal-export", ["journal", "export", "--journal", "{garbage}"], 2),
+    ("journal-export", ["journal", "export", "--journal", "{dir}/missing.sqlite3"], 2),
+    ("journal-list", ["journal", "list", "--journal", "{text}"], 2),
+    ("journal-list", ["journal", "list", "--config", "{deep}"], 2),
+    ("records", ["records", "--journal", "{garbage}"], 2),
+    ("records", ["records", "--since", "yesterday-ish", "--journal", "{text}"], 2),
+    ("run", ["run", "--config", "{deep}"], 78),
+    ("run", ["run", "--config", "{bad}"], 78),
+    ("run", ["run", "--config", "{baddevice}"], 78),
+    ("run", ["run", "--config", "{dir}/missing.toml"], 78),
+    ("demo", ["demo", "--games", "0"], 2),
+    ("demo", ["demo", "--rules", "nosuch"], 2),
+    ("demo", ["demo", "--seed", "x"], 2),
+    ("diagram", ["diagram", "--bogus"], 2),
+    ("staff-pin", ["staff-pin"], 2),
+    ("ctl", ["ctl", "status", "--socket", "{dir}/none.sock"], 2),
+    ("ctl", ["ctl", "reboot"], 2),
+]
+
+
+@pytest.mark.parametrize(("command", "args", "code"), CASES)
+def test_tablectl_bad_input_is_one_line_and_an_exit_code(
+    files: dict[str, str], command: str, args: list[str], code: int
+) -> None:
+    argv = [a.format(**files) for a in args]
+    done = subprocess.run(
+        _tablectl(*argv), input="12\n", capture_output=True, text=True, check=False, timeout=60
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == code, (done.returncode, done.stderr)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    # argparse's own errors print the usage line first, then one line with the error.
+    if lines and lines[0].startswith("usage:"):
+        lines = [line for line in lines if not line.startswith(("usage:", " "))]
+    assert len(lines) == 1, done.stderr
+
+
+def _handlers(parser: argparse.ArgumentParser) -> set[str]:
+    found = {parser.get_default("handler")} - {None}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found |= _handlers(child)
+    return found
+
+
+def test_every_tablectl_command_is_covered_above() -> None:
+    handlers = _handlers(build_parser())
+    assert len(handlers) >= 11
+    assert handlers <= {command for command, _, _ in CASES}, handlers - {c for c, _, _ in CASES}
+
+
+def test_demo_stops_cleanly_on_ctrl_c() -> None:
+    process = subprocess.Popen(
+        _tablectl("demo"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(2.0)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert err == "tablectl demo: stopped\n"
+    assert out.startswith("tablectl demo: ariari, seed 1; Ctrl-C to quit\n")
+
+
+def test_demo_output_to_a_pipe_is_plain_lines_and_each_seed_replays_its_game() -> None:
+    done = subprocess.run(
+        _tablectl("demo", "--fast", "--seed", "5"), capture_output=True, text=True, check=True
+    )
+    assert "\x1b" not in done.stdout
+    assert len(done.stdout) < 5000 and done.stdout.count("\n") >= 3
+    two = subprocess.run(
+        _tablectl("demo", "--fast", "--json", "--games", "2", "--seed", "5"),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    games = [json.loads(line) for line in two.stdout.splitlines()]
+    assert [g["seed"] for g in games] == [5, 6]
+    again = subprocess.run(
+        _tablectl("demo", "--fast", "--json", "--seed", "6"),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(again.stdout) == games[1]
+
+
+def test_demo_refuses_a_journal_with_a_game_in_progress(tmp_path: Path) -> None:
+    from tablectl.journal import Journal
+
+    path = tmp_path / "table.sqlite3"
+    with Journal.open(path) as journal:
+        journal.start_game("table-7", "kenko", None, 1_700_000_000.0)
+    done = subprocess.run(
+        _tablectl("demo", "--fast", "--journal", str(path)),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"tablectl demo: {path}: table 'table-7' has a game in progress there (kenko, 0"
+        " events); give --resume to play it on, or another file\n"
+    )
+
+
+HW_SIM_CASES = [
+    (["send", "{port}", '{{"cmd":"state"}}'], 2, "nothing answers on 127.0.0.1"),
+    (["serve", "--tcp", "{busy}"], 2, "cannot serve"),
+    (["serve", "--tcp", "0", "--scenario", "/nonexistent.jsonl"], 2, "--scenario"),
+    (["serve", "--tcp", "0", "--faults", "unplug@x"], 2, "--faults"),
+    (["serve", "--tcp", "0", "--rules", "nosuch"], 2, "nosuch"),
+    (["bogus"], 2, "invalid choice"),
+]
+
+
+@pytest.mark.parametrize(("args", "code", "says"), HW_SIM_CASES)
+def test_hw_sim_bad_input_is_one_line_and_an_exit_code(
+    args: list[str], code: int, says: str
+) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        values = {"port": _free_port(), "busy": busy.getsockname()[1]}
+        argv = [a.format(**values) for a in args]
+        done = subprocess.run(
+            _hw_sim(*argv), capture_output=True, text=True, check=False, timeout=60
+        )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == code, (done.returncode, done.stderr)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    if lines and lines[0].startswith("usage:"):
+        lines = [line for line in lines if not line.startswith(("usage:", " "))]
+    assert len(lines) == 1 and says in lines[0], done.stderr
