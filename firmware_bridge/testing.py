@@ -9,6 +9,10 @@ of a pair injects faults in both directions. Randomness comes from a seeded
     host_t = FaultyTransport(host_end, seed=1, drop=0.2, flip=0.05, byte_at_a_time=True)
     device_t = FaultyTransport(device_end, seed=2, drop=0.2, delay=0.002)
 
+A :class:`FaultyTransport` is also a tap on the wire: ``capture=True`` records what went on
+the line, and :meth:`FaultyTransport.inject` puts a forger's bytes on it
+(:func:`crc_valid_packet` makes any body a frame every decoder passes on).
+
 :class:`FaultyConnector` does the same for every transport a connector opens (reconnects),
 and :func:`link_pair` builds a host link and a device link back to back.
 """
@@ -22,6 +26,9 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
+import cobs.cobs as _cobs
+
+from firmware_bridge.codec import crc16
 from firmware_bridge.errors import TransportClosed
 from firmware_bridge.link import DeviceInfo, Link, LinkEvent, Role
 from firmware_bridge.messages import Message
@@ -32,6 +39,7 @@ __all__ = [
     "FaultyConnector",
     "FaultyTransport",
     "collect_messages",
+    "crc_valid_packet",
     "link_pair",
     "next_status",
     "test_device_info",
@@ -46,6 +54,7 @@ class FaultStats:
     dropped: int = 0
     flipped: int = 0
     held: int = 0
+    injected: int = 0
 
 
 class FaultyTransport(Transport):
@@ -57,7 +66,9 @@ class FaultyTransport(Transport):
       as on a real wire;
     * ``byte_at_a_time``: ``read()`` returns one byte per call;
     * :meth:`pause` / :meth:`resume`: stop all traffic in both directions of this end,
-      dropping it (an unplugged cable) or holding it until resume (a stalled USB hub).
+      dropping it (an unplugged cable) or holding it until resume (a stalled USB hub);
+    * ``capture``: keep every write that went on the line in :attr:`captured` (a tap);
+    * :meth:`inject`: put bytes on the line as if this end had written them (a forger).
     """
 
     def __init__(
@@ -70,6 +81,7 @@ class FaultyTransport(Transport):
         delay: float = 0.0,
         jitter: float = 0.0,
         byte_at_a_time: bool = False,
+        capture: bool = False,
     ) -> None:
         self.inner = inner
         self.url = f"faulty+{inner.url}"
@@ -77,6 +89,10 @@ class FaultyTransport(Transport):
         self.drop, self.flip, self.delay, self.jitter = drop, flip, delay, jitter
         self.byte_at_a_time = byte_at_a_time
         self.stats = FaultStats()
+        self.capture = capture
+        #: With ``capture``: what this end put on the line, one entry per write (the reader
+        #: may clear it).
+        self.captured: list[bytes] = []
         self._rx_buf = bytearray()
         self._paused = False
         self._pause_drops = True
@@ -99,7 +115,16 @@ class FaultyTransport(Transport):
         self._resumed.set()
         held, self._held_tx = self._held_tx, []
         for data in held:
-            self._forward(data)
+            self._on_line(data)
+
+    def inject(self, data: bytes) -> None:
+        """Put ``data`` on the line towards the peer as if this end had written it: a forger
+        (or a noisy neighbour) on the wire. No fault applies; the order with this end's own
+        writes is kept. Whole frames stay whole: each write of a link is whole frames."""
+        if self.inner.is_closed:
+            raise TransportClosed(f"{self.url}: closed")
+        self.stats.injected += 1
+        self._forward(bytes(data))
 
     def write(self, data: bytes) -> None:
         if self.inner.is_closed:
@@ -119,6 +144,11 @@ class FaultyTransport(Transport):
             buf[bit // 8] ^= 1 << (bit % 8)
             data = bytes(buf)
             self.stats.flipped += 1
+        self._on_line(data)
+
+    def _on_line(self, data: bytes) -> None:
+        if self.capture:
+            self.captured.append(bytes(data))
         self._forward(data)
 
     def _forward(self, data: bytes) -> None:
@@ -278,3 +308,9 @@ async def next_status(link: Link, cls: type[S]) -> S:
             if isinstance(event, cls):
                 return event
     raise LookupError(f"events() ended before a {cls.__name__}")
+
+
+def crc_valid_packet(body: bytes) -> bytes:
+    """``body`` (header and payload, no CRC) with its CRC, COBS-encoded and delimited: a
+    packet every decoder passes to its link, whatever the body says."""
+    return bytes(_cobs.encode(body + crc16(body).to_bytes(2, "little"))) + b"\x00"
