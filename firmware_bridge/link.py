@@ -1056,7 +1056,11 @@ class Link:
             self._refuse_version(reply.protocol_major)
             return
         if reply.schema_hash != SCHEMA_HASH:
-            _log.warning(
+            # Expected across minor versions (an older table: log it quietly); with the
+            # same version it means two builds disagree on a layout, a bug.
+            same = (reply.protocol_major, reply.protocol_minor) == (PROTOCOL_MAJOR, PROTOCOL_MINOR)
+            _log.log(
+                logging.WARNING if same else logging.INFO,
                 "%s: table schema hash %#010x differs from ours %#010x (protocol %d.%d vs "
                 "%d.%d): messages added in a newer minor version will be ignored",
                 self.name, reply.schema_hash, SCHEMA_HASH, reply.protocol_major,
