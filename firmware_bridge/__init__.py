@@ -6,6 +6,8 @@ Layers, top to bottom (each knows only the one below):
   reconnect; host and device roles;
 * :mod:`firmware_bridge.messages` -- the schema: frozen dataclass messages and enums
   (import message classes from there);
+* :mod:`firmware_bridge.signing` -- frame authentication (MAVLink v2-style signing with a
+  shared key), off unless a key is given;
 * :mod:`firmware_bridge.codec` -- pure COBS + CRC-16 framing;
 * :mod:`firmware_bridge.transport` (+ ``usb_transport``, ``usb_loopback``) -- byte streams
   opened by URL;

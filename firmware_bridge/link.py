@@ -8,10 +8,12 @@ One :class:`Link` class serves both ends of the wire:
   :class:`DeviceInfo`, keeps unacknowledged events across host reconnects, and reports host
   silence upward so the firmware can stop its motors.
 
-Only the hello exchange can refuse a peer (another protocol major version); the host then
-reports :class:`LinkRefused` and keeps retrying with backoff. Mid-session, a frame that
-makes no sense there (another version, a stray handshake) is counted in :class:`LinkStats`,
-logged once per kind and dropped.
+Only the hello exchange can refuse a peer (another protocol major version, or signing one
+end requires and the other cannot meet); the host then reports :class:`LinkRefused` and
+keeps retrying with backoff. Mid-session, a frame that makes no sense there (another
+version, a stray handshake, a bad or missing signature) is counted in :class:`LinkStats`,
+logged once per kind and dropped. With a ``signing_key`` every frame is signed and
+verified (:mod:`firmware_bridge.signing`).
 
 The daemon's API is ``async for event in link.events()`` and ``await link.send(command)``;
 see docs/protocol.md for the rules implemented here. Timing constants are module globals,
@@ -52,6 +54,14 @@ from firmware_bridge.messages import (
     HelloStatus,
     Message,
     decode_message,
+)
+from firmware_bridge.signing import (
+    DEVICE_LINK_ID,
+    HOST_LINK_ID,
+    Signer,
+    Verdict,
+    check_key,
+    split_signing_key,
 )
 from firmware_bridge.transport import Connector, Transport, connector_for
 
@@ -202,6 +212,9 @@ class RefusalKind(enum.Enum):
 
     #: The two ends speak different protocol major versions: one of them must be updated.
     VERSION = "version"
+    #: One end requires signed frames and the other cannot sign with the same key (it has
+    #: none, another one, or firmware that predates signing).
+    SIGNING = "signing"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -209,7 +222,7 @@ class LinkRefused:
     """Host role: the hello exchange refused the table, so no session opened.
 
     ``reason`` is one sentence for logs and displays, naming what the table speaks and what
-    this host speaks. The link does not stop: it logs
+    this host speaks (or which end lacks the signing key). The link does not stop: it logs
     the reason once, closes the transport and retries with backoff (``RECONNECT_DELAY``
     doubling up to ``RECONNECT_DELAY_MAX``). :meth:`Link.events` yields this again only when
     the reason changes, and :class:`LinkUp` once a session opens; :attr:`Link.refused` is
@@ -251,6 +264,13 @@ class LinkStats:
     #: Handshake frames outside a handshake (a reply to no hello of ours, a hello at the
     #: host), dropped.
     stray_handshakes_dropped: int = 0
+    #: With signing: frames without a signature, dropped.
+    unsigned_dropped: int = 0
+    #: With signing: frames whose MAC does not match (forged, or another key), dropped.
+    bad_signature_dropped: int = 0
+    #: With signing: genuine frames seen before (timestamp not above the last accepted from
+    #: its link id) or sent back at their sender, dropped.
+    replay_dropped: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict (for logs, MQTT, JSON)."""
@@ -302,6 +322,11 @@ class Link:
     a :data:`Connector` called for every (re)connection. ``role`` picks the end; a device
     needs ``device_info``. ``name`` prefixes log lines (one table id per daemon).
 
+    ``signing_key`` (32 bytes), or ``signing_key=HEX`` in the URL's query (64 hex digits;
+    taken out before the transport sees the URL), turns frame authentication on: every
+    frame this end sends is signed, every frame it receives must be signed with the same
+    key, and a peer that cannot sign is refused at the hello. Off by default.
+
     Use ``async with Link(...) as link:`` or ``await link.start()`` / ``await link.close()``.
     """
 
@@ -316,6 +341,7 @@ class Link:
         usb_backend: Any = None,
         resume: LinkPosition | None = None,
         retained: Retained | None = None,
+        signing_key: bytes | None = None,
     ) -> None:
         if role is Role.DEVICE and device_info is None:
             raise ValueError("a device-role Link needs device_info")
@@ -323,6 +349,19 @@ class Link:
             raise ValueError("only a host-role Link resumes from a handled position")
         if retained is not None and role is not Role.DEVICE:
             raise ValueError("only a device-role Link retains events across a reset")
+        url_key = None
+        if isinstance(connect, str):
+            connect, url_key = split_signing_key(connect)
+        if signing_key is not None:
+            signing_key = check_key(signing_key)
+            if url_key is not None:
+                raise ValueError("the signing key is given both in the URL and as signing_key=")
+        key = signing_key if signing_key is not None else url_key
+        self._signer = (
+            None
+            if key is None
+            else Signer(key, HOST_LINK_ID if role is Role.HOST else DEVICE_LINK_ID)
+        )
         self.role = role
         self.name = name
         self.device_info = device_info
@@ -507,6 +546,11 @@ class Link:
         """Host role: why the last hello exchange refused the table, while it keeps doing
         so (the link retries with backoff); None once a session is up, or before any."""
         return self._refused
+
+    @property
+    def signing(self) -> bool:
+        """True if frames are signed and verified (a signing key was given)."""
+        return self._signer is not None
 
     @property
     def peer(self) -> HelloReply | Hello | None:
@@ -745,12 +789,15 @@ class Link:
     # Sending
 
     def _write(self, frame: Frame) -> None:
-        """Encode ``frame`` and queue it for this loop iteration's one write (see _flush)."""
+        """Encode ``frame`` (signed, with a key) and queue it for this loop iteration's one
+        write (see _flush)."""
+        if self._transport is None:
+            return
+        if self._signer is not None:
+            frame = self._signer.sign(frame)
         data = encode_frame(frame)
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("%s: tx %s", self.name, data.hex())
-        if self._transport is None:
-            return
         self._out += data
         self._stats.frames_out += 1
         self._stats.bytes_out += len(data)
@@ -819,15 +866,25 @@ class Link:
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("%s: rx %s", self.name, encode_frame(frame).hex())
         self._stats.frames_in += 1
-        self._last_rx = asyncio.get_running_loop().time()
+        now = asyncio.get_running_loop().time()
         if frame.version != PROTOCOL_MAJOR:
+            if self._signer is None:
+                self._last_rx = now
             self._on_foreign_version(frame)
             return
+        if self._signer is not None:
+            verdict = self._signer.verify(frame)
+            if verdict is not Verdict.OK:
+                self._on_unverified(frame, verdict)
+                return
+        # With signing only verified frames are life: a forger must not keep a dead peer
+        # looking alive (the table would not stop its motors when the host is gone).
+        self._last_rx = now
         if frame.flags & Flags.SYN:
             if self.role is Role.DEVICE and frame.msg_type == Hello.MSG_TYPE:
                 self._on_hello(frame)
             elif self.role is Role.HOST and frame.msg_type == HelloReply.MSG_TYPE:
-                self._on_hello_reply(frame)
+                self._on_hello_reply(frame, Verdict.OK)
             else:
                 self._count_drop(
                     "stray_handshakes_dropped",
@@ -975,10 +1032,36 @@ class Link:
             return
         if frame.flags & Flags.SYN and frame.msg_type == Hello.MSG_TYPE:
             self._stats.wrong_version_dropped += 1  # _refuse_hello logs it
-            self._refuse_hello(frame)
+            self._refuse_hello(frame, HelloStatus.VERSION_MISMATCH, "")
         else:
             what = f"a frame of protocol version {frame.version} (stray or forged)"
             self._count_drop("wrong_version_dropped", what)
+
+    def _on_unverified(self, frame: Frame, verdict: Verdict) -> None:
+        """A frame that failed the signature check: dropped and counted. At the hello it
+        still explains a refusal, but it can never open a session."""
+        counter, what = {
+            Verdict.UNSIGNED: ("unsigned_dropped", "an unsigned frame"),
+            Verdict.BAD_SIGNATURE: ("bad_signature_dropped", "a frame with a bad signature"),
+            Verdict.REPLAY: ("replay_dropped", "a replayed frame (a timestamp seen before)"),
+        }[verdict]
+        self._count_drop(counter, f"{what}, type {frame.msg_type:#04x}")
+        if not frame.flags & Flags.SYN:
+            return
+        if self.role is Role.HOST and frame.msg_type == HelloReply.MSG_TYPE:
+            # An old reply sent again proves nothing about this handshake: ignore it.
+            if self._handshaking() and verdict is not Verdict.REPLAY:
+                self._on_hello_reply(frame, verdict)
+        elif self.role is Role.DEVICE and frame.msg_type == Hello.MSG_TYPE:
+            # Say why, so a host without our key (or with a clock behind ours: our signed
+            # answer gives it our time) can tell its operator; the current session, if
+            # any, goes on untouched.
+            why = {
+                Verdict.UNSIGNED: "it is not signed",
+                Verdict.BAD_SIGNATURE: "its signature does not match our key",
+                Verdict.REPLAY: "its timestamp is one we have seen",
+            }[verdict]
+            self._refuse_hello(frame, HelloStatus.SIGNING_REQUIRED, why)
 
     def _refuse_version(self, theirs: int) -> None:
         self._refuse(
@@ -1000,6 +1083,25 @@ class Link:
         self._hello_next = None
         self._drop_reason = f"refused: {reason}"
         self._wake.set()
+
+    def _signing_refusal(self, verdict: Verdict, status: HelloStatus) -> str:
+        """Why a hello exchange failed on signing, from what we sent and what came back."""
+        if status is HelloStatus.SIGNING_REQUIRED:
+            if self._signer is None:
+                return ("the table requires signed frames and this host has no signing key: "
+                        "add signing_key=HEX (the table's key) to the table's URL")  # fmt: skip
+            if verdict is Verdict.OK:
+                # The reply is genuine, so the keys match: our timestamp was one the table
+                # had seen. verify() moved our clock up to the table's; the next hello passes.
+                return ("the table took our signed hello for a replay: our signing clock was "
+                        "behind the table's; the next hello carries the table's time")  # fmt: skip
+            return ("the table requires signed frames and refused our signature: "
+                    "its signing key differs from this host's")  # fmt: skip
+        if verdict is Verdict.UNSIGNED:
+            return ("the table answers unsigned (it has no signing key, or firmware older than "
+                    "signing) and this host requires signed frames")  # fmt: skip
+        return ("the table's reply is not signed with this host's key: "
+                "the two signing keys differ")  # fmt: skip
 
     # ---- handshake, host side
 
@@ -1026,10 +1128,10 @@ class Link:
         )
         self._write(Frame(Flags.SYN, 0, 0, Hello.MSG_TYPE, hello.to_bytes()))
 
-    def _on_hello_reply(self, frame: Frame) -> None:
-        """A HelloReply. Only a reply to our current hello opens a session; others may
-        refuse the table during our handshake, and are counted and dropped at any other
-        time."""
+    def _on_hello_reply(self, frame: Frame, verdict: Verdict) -> None:
+        """A HelloReply; ``verdict`` is the signature check's (OK without signing). Only a
+        verified reply to our current hello opens a session; others may refuse the table
+        during our handshake, and are counted and dropped at any other time."""
         major = frame.payload[0] if frame.payload else PROTOCOL_MAJOR
         if major != PROTOCOL_MAJOR:
             if self._handshaking():
@@ -1054,6 +1156,9 @@ class Link:
             return
         if reply.status is HelloStatus.VERSION_MISMATCH:
             self._refuse_version(reply.protocol_major)
+            return
+        if reply.status is HelloStatus.SIGNING_REQUIRED or verdict is not Verdict.OK:
+            self._refuse(RefusalKind.SIGNING, self._signing_refusal(verdict, reply.status))
             return
         if reply.schema_hash != SCHEMA_HASH:
             # Expected across minor versions (an older table: log it quietly); with the
@@ -1099,7 +1204,7 @@ class Link:
         major = frame.payload[0] if frame.payload else 0
         if major != info.protocol_major:
             self._stats.wrong_version_dropped += 1  # _refuse_hello logs it
-            self._refuse_hello(frame)
+            self._refuse_hello(frame, HelloStatus.VERSION_MISMATCH, "")
             return
         try:
             hello = Hello.from_bytes(frame.payload)
@@ -1152,22 +1257,24 @@ class Link:
             fut.add_done_callback(_consume_exception)
             self._queue.appendleft(_Outgoing(msg, msg.to_bytes(), fut))
 
-    def _refuse_hello(self, frame: Frame) -> None:
-        """Device role: answer a hello of another protocol with VERSION_MISMATCH; the
-        current session goes on. Logged once."""
+    def _refuse_hello(self, frame: Frame, status: HelloStatus, why: str) -> None:
+        """Device role: answer a hello with a refusal (``why`` says what was wrong with its
+        signature); the current session goes on. Logged once per status."""
         info = self.device_info
         assert info is not None
         major = frame.payload[0] if frame.payload else frame.version
-        theirs = frame.version if frame.version != info.protocol_major else major
+        if frame.version != info.protocol_major or major != info.protocol_major:
+            status = HelloStatus.VERSION_MISMATCH
+            theirs = frame.version if frame.version != info.protocol_major else major
+            why = f"it speaks protocol {theirs}, we speak {info.protocol_major}"
         self._stats.refusals += 1
-        if "refuse VERSION_MISMATCH" not in self._logged_drops:
-            self._logged_drops.add("refuse VERSION_MISMATCH")
-            _log.error("%s: refusing a host's hello (VERSION_MISMATCH): it speaks protocol %d, "
-                       "we speak %d; further refusals are only counted in stats.refusals",
-                       self.name, theirs, info.protocol_major)  # fmt: skip
+        if f"refuse {status.name}" not in self._logged_drops:
+            self._logged_drops.add(f"refuse {status.name}")
+            _log.error("%s: refusing a host's hello (%s): %s; further refusals are only "
+                       "counted in stats.refusals", self.name, status.name, why)  # fmt: skip
         # The session field of a v1 hello, so its sender can tell the answer is for it.
         session = int.from_bytes(frame.payload[6:8], "little") if len(frame.payload) >= 8 else 0
-        self._send_reply(session, HelloStatus.VERSION_MISMATCH)
+        self._send_reply(session, status)
 
     def _send_reply(self, session: int, status: HelloStatus) -> None:
         info = self.device_info

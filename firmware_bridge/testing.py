@@ -239,11 +239,13 @@ async def link_pair(
     host_faults: dict[str, Any] | None = None,
     device_faults: dict[str, Any] | None = None,
     wait: bool = True,
+    signing_key: bytes | None = None,
 ) -> AsyncIterator[tuple[Link, Link]]:
     """A started host link and device link over an in-process pair, optionally faulty.
 
     ``host_faults``/``device_faults`` are :class:`FaultyTransport` keyword arguments for what
-    each side writes. With ``wait`` the context is entered once the session is up.
+    each side writes. With ``wait`` the context is entered once the session is up. With
+    ``signing_key`` both ends sign and verify every frame.
     """
     host_end, device_end = transport_pair()
     host_t: Transport = FaultyTransport(host_end, **host_faults) if host_faults else host_end
@@ -264,8 +266,13 @@ async def link_pair(
         device_used = True
         return dev_t
 
-    device = Link(connect_device, role=Role.DEVICE, device_info=device_info or test_device_info())
-    host = Link(connect_host, role=Role.HOST)
+    device = Link(
+        connect_device,
+        role=Role.DEVICE,
+        device_info=device_info or test_device_info(),
+        signing_key=signing_key,
+    )
+    host = Link(connect_host, role=Role.HOST, signing_key=signing_key)
     await device.start()
     await host.start()
     try:
