@@ -11,7 +11,8 @@ Layers, top to bottom (each knows only the one below):
 * :mod:`firmware_bridge.codec` -- pure COBS + CRC-16 framing;
 * :mod:`firmware_bridge.transport` (+ ``usb_transport``, ``usb_loopback``) -- byte streams
   opened by URL;
-* :mod:`firmware_bridge.testing` -- seeded faulty transports for tests and fault injection.
+* :mod:`firmware_bridge.testing` -- seeded faulty transports for tests and fault injection,
+  and a fuzzer that throws frames into a live link pair.
 
 The protocol itself is specified in docs/protocol.md.
 """
