@@ -6,10 +6,13 @@ Layers, top to bottom (each knows only the one below):
   reconnect; host and device roles;
 * :mod:`firmware_bridge.messages` -- the schema: frozen dataclass messages and enums
   (import message classes from there);
+* :mod:`firmware_bridge.signing` -- frame authentication (MAVLink v2-style signing with a
+  shared key), off unless a key is given;
 * :mod:`firmware_bridge.codec` -- pure COBS + CRC-16 framing;
 * :mod:`firmware_bridge.transport` (+ ``usb_transport``, ``usb_loopback``) -- byte streams
   opened by URL;
-* :mod:`firmware_bridge.testing` -- seeded faulty transports for tests and fault injection.
+* :mod:`firmware_bridge.testing` -- seeded faulty transports for tests and fault injection,
+  and a fuzzer that throws frames into a live link pair.
 
 The protocol itself is specified in docs/protocol.md.
 """
@@ -39,8 +42,10 @@ from firmware_bridge.link import (
     LinkEvent,
     LinkLost,
     LinkPosition,
+    LinkRefused,
     LinkStats,
     LinkUp,
+    RefusalKind,
     Retained,
     Role,
     TableRebooted,
@@ -69,9 +74,11 @@ __all__ = [
     "LinkEvent",
     "LinkLost",
     "LinkPosition",
+    "LinkRefused",
     "LinkStats",
     "LinkUp",
     "ProtocolError",
+    "RefusalKind",
     "Retained",
     "Role",
     "SendFailed",

@@ -4,6 +4,8 @@ Wire format (see docs/protocol.md)::
 
     frame on the wire = COBS(body) 0x00
     body              = version:u8 flags:u8 seq:u8 ack:u8 msg_type:u8 payload:0..246 crc:u16le
+    signed body       = version flags seq ack msg_type payload:0..233
+                        link_id:u8 timestamp:u48le mac:6 crc:u16le      (flags has SIGNED)
     crc               = CRC-16/CCITT-FALSE over every body byte before it
 
 The decoder follows Klipper's ``check_packet``: :func:`check_packet` says how many bytes of
@@ -25,19 +27,25 @@ from firmware_bridge.errors import FrameError
 __all__ = [
     "DELIMITER",
     "HEADER_LEN",
+    "MAC_LEN",
     "MAX_BODY",
     "MAX_PAYLOAD",
     "MAX_WIRE",
+    "MAX_SIGNED_PAYLOAD",
     "PROTOCOL_MAJOR",
+    "SIGNATURE_LEN",
+    "TIMESTAMP_MAX",
     "DecoderStats",
     "Flags",
     "Frame",
     "FrameDecoder",
+    "Signature",
     "check_packet",
     "crc16",
     "decode_packet",
     "encode_frame",
     "resync_length",
+    "signing_input",
 ]
 
 _log = logging.getLogger(__name__)
@@ -56,6 +64,13 @@ MAX_BODY = 253
 MAX_PAYLOAD = MAX_BODY - HEADER_LEN - CRC_LEN
 #: Largest frame on the wire, delimiter included.
 MAX_WIRE = MAX_BODY + 2
+#: The signature trailer of a SIGNED frame: link id u8, timestamp u48, MAC 6 bytes (the
+#: 13 bytes of a MAVLink v2 signature), between the payload and the CRC.
+SIGNATURE_LEN = 13
+MAC_LEN = 6
+TIMESTAMP_MAX = 2**48 - 1
+#: Largest payload of a signed frame (every message of the schema fits).
+MAX_SIGNED_PAYLOAD = MAX_PAYLOAD - SIGNATURE_LEN
 
 
 class Flags(enum.IntFlag):
@@ -68,6 +83,10 @@ class Flags(enum.IntFlag):
     ACK = 0x02
     #: Handshake frame (Hello / HelloReply): starts a session, ``seq`` and ``ack`` unused.
     SYN = 0x04
+    #: A :class:`Signature` trailer sits between the payload and the CRC. Inside the CRC on
+    #: purpose: a peer that knows nothing of signing still passes the CRC and reads the
+    #: trailer as payload bytes after the fields it knows, which it ignores.
+    SIGNED = 0x08
 
 
 def crc16(data: bytes) -> int:
@@ -80,8 +99,37 @@ def crc16(data: bytes) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class Signature:
+    """The trailer of a SIGNED frame, laid out as MAVLink v2's: who signed (``link_id``),
+    when (``timestamp``, 10 us units since 2015-01-01 UTC, strictly increasing per link id)
+    and the first 6 bytes of the HMAC-SHA256 (``mac``). See :mod:`firmware_bridge.signing`."""
+
+    link_id: int
+    timestamp: int
+    mac: bytes
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.link_id <= 0xFF:
+            raise ValueError(f"Signature.link_id must be 0..255, got {self.link_id}")
+        if not 0 <= self.timestamp <= TIMESTAMP_MAX:
+            raise ValueError(f"Signature.timestamp must be 0..2**48-1, got {self.timestamp}")
+        if len(self.mac) != MAC_LEN:
+            raise ValueError(f"Signature.mac must be {MAC_LEN} bytes, got {len(self.mac)}")
+
+    def to_bytes(self) -> bytes:
+        """The 13 trailer bytes: ``link_id u8, timestamp u48le, mac[6]``."""
+        return bytes((self.link_id,)) + self.timestamp.to_bytes(6, "little") + self.mac
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Signature:
+        """Read the 13 trailer bytes (the caller checked the length)."""
+        return cls(data[0], int.from_bytes(data[1:7], "little"), bytes(data[7:SIGNATURE_LEN]))
+
+
+@dataclass(frozen=True, slots=True)
 class Frame:
-    """One decoded frame: header fields plus the raw message payload."""
+    """One decoded frame: header fields, the raw message payload and, when ``flags`` has
+    ``SIGNED``, its :class:`Signature` (set exactly when the flag is)."""
 
     flags: Flags
     seq: int
@@ -89,6 +137,7 @@ class Frame:
     msg_type: int
     payload: bytes = b""
     version: int = PROTOCOL_MAJOR
+    signature: Signature | None = None
 
     def __post_init__(self) -> None:
         for name in ("seq", "ack", "msg_type", "version"):
@@ -97,14 +146,28 @@ class Frame:
                 raise ValueError(f"Frame.{name} must be 0..255, got {value}")
         if not 0 <= int(self.flags) <= 0xFF:
             raise ValueError(f"Frame.flags must fit in a byte, got {self.flags!r}")
-        if len(self.payload) > MAX_PAYLOAD:
-            raise ValueError(f"payload is {len(self.payload)} bytes, at most {MAX_PAYLOAD}")
+        if bool(self.flags & Flags.SIGNED) != (self.signature is not None):
+            raise ValueError("Frame.flags has SIGNED exactly when the frame has a signature")
+        limit = MAX_PAYLOAD if self.signature is None else MAX_SIGNED_PAYLOAD
+        if len(self.payload) > limit:
+            raise ValueError(f"payload is {len(self.payload)} bytes, at most {limit}")
 
     def body(self) -> bytes:
-        """The body without CRC: ``version flags seq ack msg_type payload``."""
-        return (
-            bytes((self.version, int(self.flags), self.seq, self.ack, self.msg_type)) + self.payload
-        )
+        """The body without CRC: ``version flags seq ack msg_type payload [signature]``."""
+        head = bytes((self.version, int(self.flags), self.seq, self.ack, self.msg_type))
+        if self.signature is None:
+            return head + self.payload
+        return head + self.payload + self.signature.to_bytes()
+
+
+def signing_input(frame: Frame, link_id: int, timestamp: int) -> bytes:
+    """The bytes a signature's MAC covers: the header (with ``SIGNED`` set) and the payload
+    of ``frame``, then ``link_id`` and ``timestamp`` as in the trailer. MAVLink also covers
+    its CRC; ours comes after the trailer and covers it, so it is left out here."""
+    head = bytes(
+        (frame.version, int(frame.flags | Flags.SIGNED), frame.seq, frame.ack, frame.msg_type)
+    )
+    return head + frame.payload + bytes((link_id,)) + timestamp.to_bytes(6, "little")
 
 
 def encode_frame(frame: Frame) -> bytes:
@@ -137,13 +200,26 @@ def decode_packet(packet: bytes) -> Frame:
     want = crc16(body[:-CRC_LEN])
     if got != want:
         raise FrameError("crc", f"CRC mismatch: frame says {got:#06x}, body gives {want:#06x}")
+    flags = Flags(body[1])
+    payload = body[HEADER_LEN:-CRC_LEN]
+    signature = None
+    if flags & Flags.SIGNED:
+        if len(payload) < SIGNATURE_LEN:
+            raise FrameError(
+                "length",
+                f"SIGNED frame has {len(payload)} bytes after its header, "
+                f"fewer than its {SIGNATURE_LEN}-byte signature",
+            )
+        signature = Signature.from_bytes(payload[-SIGNATURE_LEN:])
+        payload = payload[:-SIGNATURE_LEN]
     return Frame(
         version=body[0],
-        flags=Flags(body[1]),
+        flags=flags,
         seq=body[2],
         ack=body[3],
         msg_type=body[4],
-        payload=body[HEADER_LEN:-CRC_LEN],
+        payload=payload,
+        signature=signature,
     )
 
 

@@ -6,6 +6,7 @@ Every exception the bridge raises on purpose derives from :class:`BridgeError`::
     ├── FrameError         a packet failed COBS, CRC or length checks (codec)
     ├── ProtocolError      a well-framed packet that makes no sense (unknown type, bad payload)
     │   └── VersionMismatch    the peer speaks an incompatible protocol major version
+    │                          (not raised by Link since 1.1: see LinkRefused)
     ├── TransportError     opening or using a byte transport failed
     │   └── TransportClosed    the byte stream ended (unplug, EOF, close)
     ├── LinkDown           no session with the peer (send() while down, or the link dropped
@@ -51,7 +52,11 @@ class ProtocolError(BridgeError):
 
 
 class VersionMismatch(ProtocolError):
-    """The peer's protocol major version differs from ours: the link refuses to run."""
+    """The peer's protocol major version differs from ours.
+
+    Kept for callers that catch it. :class:`~firmware_bridge.link.Link` no longer raises
+    it: a table refused at the hello is a ``LinkRefused`` event and the link retries.
+    """
 
 
 class TransportError(BridgeError):

@@ -8,6 +8,13 @@ One :class:`Link` class serves both ends of the wire:
   :class:`DeviceInfo`, keeps unacknowledged events across host reconnects, and reports host
   silence upward so the firmware can stop its motors.
 
+Only the hello exchange can refuse a peer (another protocol major version, or signing one
+end requires and the other cannot meet); the host then reports :class:`LinkRefused` and
+keeps retrying with backoff. Mid-session, a frame that makes no sense there (another
+version, a stray handshake, a bad or missing signature) is counted in :class:`LinkStats`,
+logged once per kind and dropped. With a ``signing_key`` every frame is signed and
+verified (:mod:`firmware_bridge.signing`).
+
 The daemon's API is ``async for event in link.events()`` and ``await link.send(command)``;
 see docs/protocol.md for the rules implemented here. Timing constants are module globals,
 read at use time, so tests patch them small.
@@ -33,7 +40,6 @@ from firmware_bridge.errors import (
     SendFailed,
     TransportClosed,
     TransportError,
-    VersionMismatch,
 )
 from firmware_bridge.messages import (
     MESSAGES,
@@ -48,6 +54,14 @@ from firmware_bridge.messages import (
     HelloStatus,
     Message,
     decode_message,
+)
+from firmware_bridge.signing import (
+    DEVICE_LINK_ID,
+    HOST_LINK_ID,
+    Signer,
+    Verdict,
+    check_key,
+    split_signing_key,
 )
 from firmware_bridge.transport import Connector, Transport, connector_for
 
@@ -68,8 +82,10 @@ __all__ = [
     "LinkEvent",
     "LinkLost",
     "LinkPosition",
+    "LinkRefused",
     "LinkStats",
     "LinkUp",
+    "RefusalKind",
     "Retained",
     "Role",
     "TableRebooted",
@@ -191,8 +207,34 @@ class TableRebooted:
     new_boot_id: int
 
 
+class RefusalKind(enum.Enum):
+    """Why the hello exchange refused a table (see :class:`LinkRefused`)."""
+
+    #: The two ends speak different protocol major versions: one of them must be updated.
+    VERSION = "version"
+    #: One end requires signed frames and the other cannot sign with the same key (it has
+    #: none, another one, or firmware that predates signing).
+    SIGNING = "signing"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LinkRefused:
+    """Host role: the hello exchange refused the table, so no session opened.
+
+    ``reason`` is one sentence for logs and displays, naming what the table speaks and what
+    this host speaks (or which end lacks the signing key). The link does not stop: it logs
+    the reason once, closes the transport and retries with backoff (``RECONNECT_DELAY``
+    doubling up to ``RECONNECT_DELAY_MAX``). :meth:`Link.events` yields this again only when
+    the reason changes, and :class:`LinkUp` once a session opens; :attr:`Link.refused` is
+    the current refusal (None once up).
+    """
+
+    reason: str
+    kind: RefusalKind
+
+
 #: What ``Link.events()`` yields: wire messages from the peer, or link status changes.
-LinkEvent = Message | LinkUp | LinkLost | TableRebooted
+LinkEvent = Message | LinkUp | LinkLost | TableRebooted | LinkRefused
 
 
 @dataclasses.dataclass(slots=True)
@@ -214,6 +256,21 @@ class LinkStats:
     handshakes: int = 0
     links_lost: int = 0
     send_failures: int = 0
+    #: Hello exchanges refused: by the table's reply or by us (host), hellos answered with a
+    #: refusal (device).
+    refusals: int = 0
+    #: Mid-session frames of another protocol version (frame byte or hello payload), dropped.
+    wrong_version_dropped: int = 0
+    #: Handshake frames outside a handshake (a reply to no hello of ours, a hello at the
+    #: host), dropped.
+    stray_handshakes_dropped: int = 0
+    #: With signing: frames without a signature, dropped.
+    unsigned_dropped: int = 0
+    #: With signing: frames whose MAC does not match (forged, or another key), dropped.
+    bad_signature_dropped: int = 0
+    #: With signing: genuine frames seen before (timestamp not above the last accepted from
+    #: its link id) or sent back at their sender, dropped.
+    replay_dropped: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict (for logs, MQTT, JSON)."""
@@ -265,6 +322,11 @@ class Link:
     a :data:`Connector` called for every (re)connection. ``role`` picks the end; a device
     needs ``device_info``. ``name`` prefixes log lines (one table id per daemon).
 
+    ``signing_key`` (32 bytes), or ``signing_key=HEX`` in the URL's query (64 hex digits;
+    taken out before the transport sees the URL), turns frame authentication on: every
+    frame this end sends is signed, every frame it receives must be signed with the same
+    key, and a peer that cannot sign is refused at the hello. Off by default.
+
     Use ``async with Link(...) as link:`` or ``await link.start()`` / ``await link.close()``.
     """
 
@@ -279,6 +341,7 @@ class Link:
         usb_backend: Any = None,
         resume: LinkPosition | None = None,
         retained: Retained | None = None,
+        signing_key: bytes | None = None,
     ) -> None:
         if role is Role.DEVICE and device_info is None:
             raise ValueError("a device-role Link needs device_info")
@@ -286,6 +349,19 @@ class Link:
             raise ValueError("only a host-role Link resumes from a handled position")
         if retained is not None and role is not Role.DEVICE:
             raise ValueError("only a device-role Link retains events across a reset")
+        url_key = None
+        if isinstance(connect, str):
+            connect, url_key = split_signing_key(connect)
+        if signing_key is not None:
+            signing_key = check_key(signing_key)
+            if url_key is not None:
+                raise ValueError("the signing key is given both in the URL and as signing_key=")
+        key = signing_key if signing_key is not None else url_key
+        self._signer = (
+            None
+            if key is None
+            else Signer(key, HOST_LINK_ID if role is Role.HOST else DEVICE_LINK_ID)
+        )
         self.role = role
         self.name = name
         self.device_info = device_info
@@ -299,6 +375,9 @@ class Link:
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._fatal: BaseException | None = None
+        self._refused: LinkRefused | None = None
+        # Kinds of dropped frames already logged: each is logged once, then only counted.
+        self._logged_drops: set[str] = set()
         self._rng = random.Random()
         # Connection state.
         self._transport: Transport | None = None
@@ -380,8 +459,10 @@ class Link:
     async def events(self) -> AsyncGenerator[LinkEvent, None]:
         """Yield messages from the peer and link status changes, in order, until closed.
 
-        Raises :class:`VersionMismatch` if the peer's protocol is incompatible (the link has
-        stopped then). Meant for one consumer.
+        Status changes are :class:`LinkUp`, :class:`LinkLost`, :class:`TableRebooted` and
+        :class:`LinkRefused` (the table was refused at the hello; the link retries). Raises
+        only if the link task itself crashed (a bug), with that exception. Meant for one
+        consumer.
         """
         while True:
             item = await self._events.get()
@@ -443,8 +524,8 @@ class Link:
 
     async def wait_up(self) -> HelloReply | Hello:
         """Wait until a session is up and return the peer's hello (reply). Wrap it in
-        ``asyncio.timeout()``. Raises :class:`VersionMismatch`, or :class:`LinkDown` if the
-        link is closed."""
+        ``asyncio.timeout()``: a refused table (:attr:`refused`) keeps it waiting while the
+        link retries. Raises :class:`LinkDown` if the link is closed."""
         while True:
             if self._fatal is not None:
                 raise self._fatal
@@ -459,6 +540,17 @@ class Link:
     def is_up(self) -> bool:
         """True while a session is established."""
         return self._up
+
+    @property
+    def refused(self) -> LinkRefused | None:
+        """Host role: why the last hello exchange refused the table, while it keeps doing
+        so (the link retries with backoff); None once a session is up, or before any."""
+        return self._refused
+
+    @property
+    def signing(self) -> bool:
+        """True if frames are signed and verified (a signing key was given)."""
+        return self._signer is not None
 
     @property
     def peer(self) -> HelloReply | Hello | None:
@@ -532,11 +624,6 @@ class Link:
                     self._transport = None
                     await transport.close()
                 self._session_down(reason, was_up)
-                if self._fatal is not None:
-                    self._fail_all(LinkDown(str(self._fatal)))
-                    self._events.put_nowait(self._fatal)
-                    self._up_event.set()  # wake wait_up() so it raises
-                    return
                 if was_up:
                     delay = RECONNECT_DELAY
                 await asyncio.sleep(delay)
@@ -702,12 +789,15 @@ class Link:
     # Sending
 
     def _write(self, frame: Frame) -> None:
-        """Encode ``frame`` and queue it for this loop iteration's one write (see _flush)."""
+        """Encode ``frame`` (signed, with a key) and queue it for this loop iteration's one
+        write (see _flush)."""
+        if self._transport is None:
+            return
+        if self._signer is not None:
+            frame = self._signer.sign(frame)
         data = encode_frame(frame)
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("%s: tx %s", self.name, data.hex())
-        if self._transport is None:
-            return
         self._out += data
         self._stats.frames_out += 1
         self._stats.bytes_out += len(data)
@@ -776,15 +866,31 @@ class Link:
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("%s: rx %s", self.name, encode_frame(frame).hex())
         self._stats.frames_in += 1
-        self._last_rx = asyncio.get_running_loop().time()
+        now = asyncio.get_running_loop().time()
         if frame.version != PROTOCOL_MAJOR:
+            if self._signer is None:
+                self._last_rx = now
             self._on_foreign_version(frame)
             return
+        if self._signer is not None:
+            verdict = self._signer.verify(frame)
+            if verdict is not Verdict.OK:
+                self._on_unverified(frame, verdict)
+                return
+        # With signing only verified frames are life: a forger must not keep a dead peer
+        # looking alive (the table would not stop its motors when the host is gone).
+        self._last_rx = now
         if frame.flags & Flags.SYN:
             if self.role is Role.DEVICE and frame.msg_type == Hello.MSG_TYPE:
                 self._on_hello(frame)
             elif self.role is Role.HOST and frame.msg_type == HelloReply.MSG_TYPE:
-                self._on_hello_reply(frame)
+                self._on_hello_reply(frame, Verdict.OK)
+            else:
+                self._count_drop(
+                    "stray_handshakes_dropped",
+                    f"a handshake frame of type {frame.msg_type:#04x}, which the "
+                    f"{self.role.value} never receives",
+                )
             return
         if not self._up:
             return  # no session: nothing to ack against; the peer will hello or time out
@@ -900,26 +1006,102 @@ class Link:
                 "it timed us out or rebooted"
             )
 
-    def _on_foreign_version(self, frame: Frame) -> None:
-        theirs = frame.payload[0] if frame.payload else frame.version
-        if self.role is Role.HOST:
-            if frame.msg_type == HelloReply.MSG_TYPE or frame.flags & Flags.SYN:
-                self._set_fatal(theirs)
-            return
-        if frame.msg_type == Hello.MSG_TYPE and frame.flags & Flags.SYN:
-            _log.error("%s: host speaks protocol %d, we speak %d: refusing",
-                       self.name, theirs, PROTOCOL_MAJOR)  # fmt: skip
-            self._send_reply(0, HelloStatus.VERSION_MISMATCH)
+    def _count_drop(self, counter: str, what: str) -> None:
+        """Count a dropped frame in ``stats.<counter>``; log the first of each kind only, so
+        a noisy or hostile line cannot flood the log."""
+        setattr(self._stats, counter, getattr(self._stats, counter) + 1)
+        if counter not in self._logged_drops:
+            self._logged_drops.add(counter)
+            _log.warning("%s: dropped %s; further ones are only counted in stats.%s",
+                         self.name, what, counter)  # fmt: skip
 
-    def _set_fatal(self, theirs: int) -> None:
-        self._fatal = VersionMismatch(
-            f"{self.name}: the table speaks protocol {theirs}.x but this host speaks "
-            f"{PROTOCOL_MAJOR}.x; update the "
-            + ("host software" if theirs > PROTOCOL_MAJOR else "table firmware")
+    def _handshaking(self) -> bool:
+        """Host role: a hello of ours is waiting for its reply."""
+        return self.role is Role.HOST and not self._up and self._hello_deadline is not None
+
+    def _on_foreign_version(self, frame: Frame) -> None:
+        if self.role is Role.HOST:
+            if self._handshaking() and (
+                frame.flags & Flags.SYN or frame.msg_type == HelloReply.MSG_TYPE
+            ):
+                self._refuse_version(frame.version)
+            else:
+                self._count_drop("wrong_version_dropped",
+                                 f"a frame of protocol version {frame.version} mid-session "
+                                 "(stray or forged)")  # fmt: skip
+            return
+        if frame.flags & Flags.SYN and frame.msg_type == Hello.MSG_TYPE:
+            self._stats.wrong_version_dropped += 1  # _refuse_hello logs it
+            self._refuse_hello(frame, HelloStatus.VERSION_MISMATCH, "")
+        else:
+            what = f"a frame of protocol version {frame.version} (stray or forged)"
+            self._count_drop("wrong_version_dropped", what)
+
+    def _on_unverified(self, frame: Frame, verdict: Verdict) -> None:
+        """A frame that failed the signature check: dropped and counted. At the hello it
+        still explains a refusal, but it can never open a session."""
+        counter, what = {
+            Verdict.UNSIGNED: ("unsigned_dropped", "an unsigned frame"),
+            Verdict.BAD_SIGNATURE: ("bad_signature_dropped", "a frame with a bad signature"),
+            Verdict.REPLAY: ("replay_dropped", "a replayed frame (a timestamp seen before)"),
+        }[verdict]
+        self._count_drop(counter, f"{what}, type {frame.msg_type:#04x}")
+        if not frame.flags & Flags.SYN:
+            return
+        if self.role is Role.HOST and frame.msg_type == HelloReply.MSG_TYPE:
+            # An old reply sent again proves nothing about this handshake: ignore it.
+            if self._handshaking() and verdict is not Verdict.REPLAY:
+                self._on_hello_reply(frame, verdict)
+        elif self.role is Role.DEVICE and frame.msg_type == Hello.MSG_TYPE:
+            # Say why, so a host without our key (or with a clock behind ours: our signed
+            # answer gives it our time) can tell its operator; the current session, if
+            # any, goes on untouched.
+            why = {
+                Verdict.UNSIGNED: "it is not signed",
+                Verdict.BAD_SIGNATURE: "its signature does not match our key",
+                Verdict.REPLAY: "its timestamp is one we have seen",
+            }[verdict]
+            self._refuse_hello(frame, HelloStatus.SIGNING_REQUIRED, why)
+
+    def _refuse_version(self, theirs: int) -> None:
+        self._refuse(
+            RefusalKind.VERSION,
+            f"the table speaks protocol {theirs}.x and this host speaks {PROTOCOL_MAJOR}.x: "
+            "update the " + ("host software" if theirs > PROTOCOL_MAJOR else "table firmware"),
         )
-        _log.error("%s", self._fatal)
-        self._drop_reason = str(self._fatal)
+
+    def _refuse(self, kind: RefusalKind, reason: str) -> None:
+        """Host role: no session with this table. Say so once (and again only if the reason
+        changes), drop the transport and let the reconnect backoff retry."""
+        self._stats.refusals += 1
+        refusal = LinkRefused(reason, kind)
+        if refusal != self._refused:
+            _log.error("%s: table refused: %s (retrying, every %g s at most)",
+                       self.name, reason, RECONNECT_DELAY_MAX)  # fmt: skip
+            self._events.put_nowait(refusal)
+        self._refused = refusal
+        self._hello_next = None
+        self._drop_reason = f"refused: {reason}"
         self._wake.set()
+
+    def _signing_refusal(self, verdict: Verdict, status: HelloStatus) -> str:
+        """Why a hello exchange failed on signing, from what we sent and what came back."""
+        if status is HelloStatus.SIGNING_REQUIRED:
+            if self._signer is None:
+                return ("the table requires signed frames and this host has no signing key: "
+                        "add signing_key=HEX (the table's key) to the table's URL")  # fmt: skip
+            if verdict is Verdict.OK:
+                # The reply is genuine, so the keys match: our timestamp was one the table
+                # had seen. verify() moved our clock up to the table's; the next hello passes.
+                return ("the table took our signed hello for a replay: our signing clock was "
+                        "behind the table's; the next hello carries the table's time")  # fmt: skip
+            return ("the table requires signed frames and refused our signature: "
+                    "its signing key differs from this host's")  # fmt: skip
+        if verdict is Verdict.UNSIGNED:
+            return ("the table answers unsigned (it has no signing key, or firmware older than "
+                    "signing) and this host requires signed frames")  # fmt: skip
+        return ("the table's reply is not signed with this host's key: "
+                "the two signing keys differ")  # fmt: skip
 
     # ---- handshake, host side
 
@@ -946,24 +1128,44 @@ class Link:
         )
         self._write(Frame(Flags.SYN, 0, 0, Hello.MSG_TYPE, hello.to_bytes()))
 
-    def _on_hello_reply(self, frame: Frame) -> None:
+    def _on_hello_reply(self, frame: Frame, verdict: Verdict) -> None:
+        """A HelloReply; ``verdict`` is the signature check's (OK without signing). Only a
+        verified reply to our current hello opens a session; others may refuse the table
+        during our handshake, and are counted and dropped at any other time."""
         major = frame.payload[0] if frame.payload else PROTOCOL_MAJOR
         if major != PROTOCOL_MAJOR:
-            self._set_fatal(major)
+            if self._handshaking():
+                self._refuse_version(major)
+            else:
+                self._count_drop("wrong_version_dropped", f"a hello reply of protocol {major}")
             return
         try:
             reply = HelloReply.from_bytes(frame.payload)
         except ProtocolError as exc:
-            self._stats.decode_errors += 1
-            _log.warning("%s: bad hello reply: %s", self.name, exc)
+            if self._handshaking():
+                self._stats.decode_errors += 1
+                _log.warning("%s: bad hello reply: %s", self.name, exc)
+            else:
+                self._count_drop("stray_handshakes_dropped", f"a malformed hello reply ({exc})")
             return
-        if self._up or reply.session != self._session:
-            return  # a late duplicate, or a reply to an older hello
+        if not self._handshaking() or reply.session != self._session:
+            if not (self._up and reply.session == self._session):  # not a late copy of ours
+                self._count_drop("stray_handshakes_dropped",
+                                 f"a hello reply to no hello of ours (session "
+                                 f"{reply.session:#06x})")  # fmt: skip
+            return
         if reply.status is HelloStatus.VERSION_MISMATCH:
-            self._set_fatal(reply.protocol_major)
+            self._refuse_version(reply.protocol_major)
+            return
+        if reply.status is HelloStatus.SIGNING_REQUIRED or verdict is not Verdict.OK:
+            self._refuse(RefusalKind.SIGNING, self._signing_refusal(verdict, reply.status))
             return
         if reply.schema_hash != SCHEMA_HASH:
-            _log.warning(
+            # Expected across minor versions (an older table: log it quietly); with the
+            # same version it means two builds disagree on a layout, a bug.
+            same = (reply.protocol_major, reply.protocol_minor) == (PROTOCOL_MAJOR, PROTOCOL_MINOR)
+            _log.log(
+                logging.WARNING if same else logging.INFO,
                 "%s: table schema hash %#010x differs from ours %#010x (protocol %d.%d vs "
                 "%d.%d): messages added in a newer minor version will be ignored",
                 self.name, reply.schema_hash, SCHEMA_HASH, reply.protocol_major,
@@ -980,6 +1182,7 @@ class Link:
         self._rto_deadline = None
         self._hello_next = self._hello_deadline = None
         self._peer = reply
+        self._refused = None
         self._up = self._was_up = True
         self._stats.handshakes += 1
         _log.info("%s: link up: firmware %s, protocol %d.%d, boot id %#010x, %d seats, %s%s",
@@ -1000,16 +1203,13 @@ class Link:
         assert info is not None
         major = frame.payload[0] if frame.payload else 0
         if major != info.protocol_major:
-            _log.error("%s: host speaks protocol %d, we speak %d: refusing",
-                       self.name, major, info.protocol_major)  # fmt: skip
-            session = int.from_bytes(frame.payload[6:8], "little") if len(frame.payload) >= 8 else 0
-            self._send_reply(session, HelloStatus.VERSION_MISMATCH)
+            self._stats.wrong_version_dropped += 1  # _refuse_hello logs it
+            self._refuse_hello(frame, HelloStatus.VERSION_MISMATCH, "")
             return
         try:
             hello = Hello.from_bytes(frame.payload)
         except ProtocolError as exc:
-            self._stats.decode_errors += 1
-            _log.warning("%s: bad hello: %s", self.name, exc)
+            self._count_drop("decode_errors", f"a malformed hello ({exc})")
             return
         if self._up and hello.session == self._session:
             self._send_reply(hello.session, HelloStatus.OK)  # our reply was lost
@@ -1056,6 +1256,25 @@ class Link:
             fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             fut.add_done_callback(_consume_exception)
             self._queue.appendleft(_Outgoing(msg, msg.to_bytes(), fut))
+
+    def _refuse_hello(self, frame: Frame, status: HelloStatus, why: str) -> None:
+        """Device role: answer a hello with a refusal (``why`` says what was wrong with its
+        signature); the current session goes on. Logged once per status."""
+        info = self.device_info
+        assert info is not None
+        major = frame.payload[0] if frame.payload else frame.version
+        if frame.version != info.protocol_major or major != info.protocol_major:
+            status = HelloStatus.VERSION_MISMATCH
+            theirs = frame.version if frame.version != info.protocol_major else major
+            why = f"it speaks protocol {theirs}, we speak {info.protocol_major}"
+        self._stats.refusals += 1
+        if f"refuse {status.name}" not in self._logged_drops:
+            self._logged_drops.add(f"refuse {status.name}")
+            _log.error("%s: refusing a host's hello (%s): %s; further refusals are only "
+                       "counted in stats.refusals", self.name, status.name, why)  # fmt: skip
+        # The session field of a v1 hello, so its sender can tell the answer is for it.
+        session = int.from_bytes(frame.payload[6:8], "little") if len(frame.payload) >= 8 else 0
+        self._send_reply(session, status)
 
     def _send_reply(self, session: int, status: HelloStatus) -> None:
         info = self.device_info

@@ -69,7 +69,8 @@ __all__ = [
 ]
 
 #: Bumped when something is added that old peers can ignore (a new message, a trailing field).
-PROTOCOL_MINOR = 0
+#: 1: signed frames (the SIGNED flag and its trailer) and HelloStatus.SIGNING_REQUIRED.
+PROTOCOL_MINOR = 1
 
 #: ``WallCommand.wall`` value addressing all four walls at once.
 ALL_WALLS = 0xFF
@@ -97,6 +98,9 @@ class HelloStatus(enum.IntEnum):
 
     OK = 0
     VERSION_MISMATCH = 1
+    #: The table has a signing key and the hello was not signed with it (unsigned, signed
+    #: with another key, or a timestamp it had seen): no session was opened.
+    SIGNING_REQUIRED = 2
 
 
 class Capability(enum.IntFlag):
@@ -785,6 +789,7 @@ def _schema_text() -> str:
         f"protocol {PROTOCOL_MAJOR}",
         "ints little-endian",
         "frame v|flags|seq|ack|type|payload|crc16le",
+        "signed frame v|flags+0x08|seq|ack|type|payload|link_id|ts48le|hmac_sha256[:6]|crc16le",
     ]
     enums: tuple[type[enum.IntEnum] | type[enum.IntFlag], ...] = (
         HelloStatus, Capability, WallAction, WallState, Wind, Key, BuzzerPattern, FaultCode,

@@ -20,7 +20,8 @@ Public API (for tests, ``tablectl demo`` and scripts)::
     await table.close()
 
 ``SimTable(rules, seed, *, speed=0.0, autoplay=True, seats=None, max_games=None,
-tile_reader=False, trays=False, faults=None, name="hw_sim", stall_timeout=10.0)``:
+tile_reader=False, trays=False, faults=None, name="hw_sim", stall_timeout=10.0,
+signing_key=None)``:
 
 * ``rules``: a preset name or a loaded ``HouseRules``; ``seed``: walls, dice, boot ids and
   the bots' choices -- one seed is one reproducible game against a deterministic daemon;
@@ -30,7 +31,9 @@ tile_reader=False, trays=False, faults=None, name="hw_sim", stall_timeout=10.0)`
 * ``max_games``: the bots stop after that many games (``games_finished`` counts games
   whose GAME OVER every bot confirmed; ``game_marks`` the transcript length at each);
 * ``faults``: a :class:`hw_sim.faults.FaultPlan` or its spec (``"drop=0.02,reboot@500"``);
-  :meth:`SimTable.inject` injects one now.
+  :meth:`SimTable.inject` injects one now;
+* ``signing_key``: 32 bytes; the table signs every frame and requires signed ones
+  (docs/protocol.md, "Signing"; the daemon's URL gets ``?signing_key=HEX``).
 
 The pieces: :mod:`hw_sim.firmware` (the device state machine), :mod:`hw_sim.wall`
 (the physical wall), :mod:`hw_sim.players` (wall follower and bots), :mod:`hw_sim.scenario`

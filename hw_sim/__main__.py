@@ -14,6 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from firmware_bridge.signing import parse_key
 from hw_sim.control import COMMANDS, ControlServer
 from hw_sim.faults import LINE_FAULTS, ONE_SHOT_FAULTS, FaultPlan
 from hw_sim.scenario import ACTIONS, ScenarioError, run_scenario
@@ -77,6 +78,13 @@ def _seats(text: str) -> set[int]:
     return seats
 
 
+def _signing_key(text: str) -> bytes:
+    try:
+        return parse_key(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line parser (``serve`` and ``send``)."""
     parser = argparse.ArgumentParser(
@@ -115,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tile-reader", action="store_true", help="report tile ids in WallTake")
     serve.add_argument("--trays", action="store_true", help="point-stick tray sensors")
     serve.add_argument("--view", action="store_true", help="live terminal view on stdout")
+    serve.add_argument("--signing-key", type=_signing_key, metavar="HEX",
+                       help="sign and require signed frames with this 32-byte key (64 hex "
+                       "digits); the daemon's URL then needs ?signing_key=HEX")  # fmt: skip
     serve.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
     send = sub.add_parser("send", help="send one control request and print the reply")
     send.add_argument("port", type=int, help="the control interface port")
@@ -140,6 +151,7 @@ async def serve(args: argparse.Namespace) -> int:
         tile_reader=args.tile_reader,
         trays=args.trays,
         faults=plan,
+        signing_key=args.signing_key,
     )
     control: ControlServer | None = None
     view: asyncio.Task[None] | None = None

@@ -59,6 +59,7 @@ from firmware_bridge.messages import (
     WallStatus,
     WallTake,
 )
+from firmware_bridge.signing import check_key
 from firmware_bridge.transport import Connector, Transport
 from hw_sim.faults import FaultLine, FaultPlan, parse_key
 from hw_sim.wall import PhysicalWall
@@ -126,8 +127,10 @@ class SimFirmware:
     """The simulated microcontroller of one table (see the module doc).
 
     ``seed`` fixes the boot ids, the shuffles and the dice; ``speed`` scales the motor and
-    dice durations (1 = real time, 0 = instant). Connect it to a host endpoint with
-    :meth:`start` (a device-side :data:`Connector`, e.g. ``SimListener(name).accept``).
+    dice durations (1 = real time, 0 = instant). With ``signing_key`` (32 bytes) the link
+    signs and verifies every frame and refuses hosts without that key (docs/protocol.md,
+    "Signing"). Connect it to a host endpoint with :meth:`start` (a device-side
+    :data:`Connector`, e.g. ``SimListener(name).accept``).
     """
 
     def __init__(
@@ -141,11 +144,13 @@ class SimFirmware:
         start_points: int = 25000,
         faults: FaultPlan | None = None,
         name: str = "hw_sim",
+        signing_key: bytes | None = None,
     ) -> None:
         if players not in (3, 4):
             raise ValueError(f"players must be 3 or 4, got {players}")
         if speed < 0:
             raise ValueError(f"speed must be >= 0, got {speed}")
+        self.signing_key = None if signing_key is None else check_key(signing_key)
         self.players = players
         self.seed = seed
         self.speed = speed
@@ -217,8 +222,15 @@ class SimFirmware:
             seats=self.players,
             capabilities=self.capabilities,
         )
+        # A reboot keeps the key (it is configuration), not the timestamps: a new boot's
+        # link starts from the clock, as a firmware starts from its stored timestamp.
         self.link = Link(
-            self._connect, role=Role.DEVICE, device_info=info, name=self.name, retained=retained
+            self._connect,
+            role=Role.DEVICE,
+            device_info=info,
+            name=self.name,
+            retained=retained,
+            signing_key=self.signing_key,
         )
         await self.link.start()
         self._consumer = asyncio.create_task(

@@ -69,7 +69,9 @@ class SimTable:
     dice, boot ids and the bots' choices (one seed = one reproducible game against a
     deterministic daemon). ``speed`` scales motor durations (0 = instant, 1 = real time).
     ``autoplay`` starts bots for ``seats`` (default all); ``max_games`` stops them after
-    that many games. ``faults`` is a :class:`FaultPlan` or its spec string.
+    that many games. ``faults`` is a :class:`FaultPlan` or its spec string. ``signing_key``
+    (32 bytes) makes the table sign its frames and require signed ones (the daemon's URL
+    then needs ``?signing_key=HEX``).
 
     Start exactly one host endpoint (``start_pty``, ``start_tcp``, ``start_sim`` or
     ``start_usb``), then ``await run()`` or ``await wait_games(n)``; ``await close()``.
@@ -89,6 +91,7 @@ class SimTable:
         faults: FaultPlan | str | None = None,
         name: str = "hw_sim",
         stall_timeout: float = 10.0,
+        signing_key: bytes | None = None,
     ) -> None:
         self.house = load_rules(rules) if isinstance(rules, str) else rules
         self.seed = seed
@@ -102,6 +105,7 @@ class SimTable:
             start_points=self.house.game.start_points,
             faults=plan,
             name=name,
+            signing_key=signing_key,
         )
         self.firmware.unplug_hook = self._unplug  # type: ignore[method-assign]
         self.follower = WallFollower(self.house, self.firmware)

@@ -102,6 +102,17 @@ def _string(where: str, value: Any) -> str:
 
 def _check_device(where: str, url: str) -> str:
     """Check the transport URL's shape (the bridge opens it; this only catches typos)."""
+    if "signing_key" in url:
+        # Imported here: the bridge package costs every tablectl command ~80 ms to import.
+        from firmware_bridge.signing import split_signing_key
+
+        try:
+            bare, key = split_signing_key(url)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        if key is not None:
+            _check_device(where, bare)  # messages then show the URL without the key
+            return url
     allowed = (
         "allowed: a serial device path (/dev/ttyUSB0), socket://HOST:PORT, usb://VID:PID"
         " (hex) or sim://NAME"

@@ -19,7 +19,16 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import firmware_bridge
-from firmware_bridge import Link, LinkDown, LinkEvent, LinkLost, LinkUp, Role, TableRebooted
+from firmware_bridge import (
+    Link,
+    LinkDown,
+    LinkEvent,
+    LinkLost,
+    LinkRefused,
+    LinkUp,
+    Role,
+    TableRebooted,
+)
 from firmware_bridge import messages as m
 from tablectl.config import DaemonConfig, load_rules_ref
 from tablectl.console.staff import StaffGate
@@ -182,6 +191,8 @@ class Daemon:
         self._handling: firmware_bridge.LinkPosition | None = None
         self._held: list[m.Message] | None = None
         self._games_over = 0
+        #: Why the table's hello was refused (a protocol or signing mismatch), while it is.
+        self.refused: str | None = None
 
     @contextlib.contextmanager
     def _holding(self) -> Iterator[None]:
@@ -329,7 +340,8 @@ class Daemon:
         cmd = req["cmd"]
         async with self._lock:
             if cmd == "status":
-                return {"ok": True, "status": table.status()}
+                link = {"up": table.phase != "offline", "refused": self.refused}
+                return {"ok": True, "status": {**table.status(), "link": link}}
             with self._one_unit(recorder):
                 if cmd == "undo":
                     failure = await table.correct_last_hand(by="ctl")
@@ -395,6 +407,7 @@ class Daemon:
     async def _dispatch(self, table: Table, item: LinkEvent) -> None:
         """Hand one item from the link to the table controller."""
         if isinstance(item, LinkUp):
+            self.refused = None
             log.info("[%s] table up (rebooted: %s)", self.config.table_id, item.rebooted)
             await table.link_up(rebooted=item.rebooted)
         elif isinstance(item, LinkLost):
@@ -402,6 +415,11 @@ class Daemon:
             await table.link_lost()
         elif isinstance(item, TableRebooted):
             log.warning("[%s] the table rebooted", self.config.table_id)
+        elif isinstance(item, LinkRefused):
+            # No session, so nothing can be shown on the table: the log and `tablectl ctl
+            # status` say it; the link keeps retrying with backoff.
+            self.refused = item.reason
+            log.error("[%s] the table was refused: %s; retrying", self.config.table_id, item.reason)
         elif isinstance(item, m.Message):
             await table.handle(item)
 

@@ -13,7 +13,7 @@ import pytest
 
 import firmware_bridge.link as link_mod
 from firmware_bridge.codec import Flags, Frame, FrameDecoder, encode_frame
-from firmware_bridge.errors import LinkDown, SendFailed, TransportError, VersionMismatch
+from firmware_bridge.errors import LinkDown, SendFailed, TransportError
 from firmware_bridge.link import (
     Link,
     LinkEvent,
@@ -470,18 +470,6 @@ async def test_idle_link_stays_up_on_heartbeats() -> None:
         assert host.is_up and device.is_up
         assert host.stats.links_lost == 0
         assert device.stats.frames_in >= 3  # heartbeats
-
-
-async def test_version_mismatch_is_refused_clearly() -> None:
-    info = test_device_info(protocol_major=2)
-    async with link_pair(device_info=info, wait=False) as (host, _device):
-        async with asyncio.timeout(5):
-            with pytest.raises(VersionMismatch, match=r"table speaks protocol 2\.x .* 1\.x"):
-                await host.wait_up()
-            with pytest.raises(VersionMismatch):
-                await collect(host, 1)
-        with pytest.raises(VersionMismatch):
-            await host.send(DiceRoll())
 
 
 async def test_wrong_direction_and_closed_link() -> None:

@@ -100,6 +100,8 @@ def test_mqtt_defaults_come_from_the_settings_class(tmp_path: Path) -> None:
         "usb://1209:7A11?backend=loopback",
         "sim://",
         "sim://table",
+        "socket://192.168.1.20:5555?signing_key=" + "ab" * 32,
+        "/dev/ttyUSB0?baud=57600&signing_key=" + "AB" * 32,
     ],
 )
 def test_device_urls(tmp_path: Path, device: str) -> None:
@@ -147,6 +149,14 @@ BASE_TABLE = '[table]\nid = "t1"\ndevice = "sim://"\nrules = "kenko"\n'
         (BASE_TABLE.replace('"sim://"', '"socket://h:70000"'), ["[table] device", "1..65535"]),
         (BASE_TABLE.replace('"sim://"', '"usb://xyz"'), ["[table] device", "VID:PID in hex"]),
         (BASE_TABLE.replace('"sim://"', '"tcp://h:1"'), ["[table] device is 'tcp://h:1'"]),
+        (
+            BASE_TABLE.replace('"sim://"', '"socket://h:1?signing_key=0123"'),
+            ["[table] device: signing_key in the transport URL", "64 hex digits", "got 4"],
+        ),
+        (
+            BASE_TABLE.replace('"sim://"', f'"socket://h?signing_key={"cd" * 32}"'),
+            ["[table] device is 'socket://h'", "port 1..65535"],  # the key is not shown
+        ),
         (BASE_TABLE.replace('"kenko"', '"kenkoo"'), ["[table] rules", "did you mean 'kenko'"]),
         (BASE_TABLE.replace('"kenko"', '"missing.toml"'), ["[table] rules", "missing.toml"]),
         (BASE_TABLE.replace('"kenko"', "4"), ["[table] rules must be a string"]),

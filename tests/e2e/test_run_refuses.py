@@ -85,3 +85,28 @@ def test_a_second_daemon_on_the_same_journal_refuses(tmp_path: Path) -> None:
     finally:
         first.terminate()
         first.wait(timeout=30)
+
+
+async def test_a_table_that_wants_signing_is_refused_and_retried_not_fatal(tmp_path: Path) -> None:
+    import asyncio
+
+    from hw_sim import SimTable
+    from tablectl.config import config_for
+    from tablectl.daemon import Daemon
+
+    sim = SimTable("jboy", 1, signing_key=bytes(range(32)))
+    port = await sim.start_tcp()
+    daemon = Daemon(config_for(f"socket://127.0.0.1:{port}", "jboy", tmp_path / "j.sqlite3"))
+    task = asyncio.create_task(daemon.run())
+    try:
+        async with asyncio.timeout(30):
+            while daemon.refused is None:  # noqa: ASYNC110
+                assert not task.done(), task
+                await asyncio.sleep(0.05)
+        assert "sign" in daemon.refused
+        await asyncio.sleep(1.0)
+        assert not task.done()  # still there, retrying
+    finally:
+        daemon.stop.set()
+        await task
+        await sim.close()

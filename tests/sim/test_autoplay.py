@@ -72,6 +72,9 @@ class Played:
     transcript: list[tuple[str, Message]]
     finals: list[dict[str, Any]]
     table: SimTable
+    #: The daemon's link: signing on, and its counters at the end.
+    host_signing: bool = False
+    host_stats: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 async def play(
@@ -90,6 +93,9 @@ async def play(
             url = f"socket://127.0.0.1:{await table.start_tcp()}"
         else:
             url = await table.start_usb(0x1209, 0x7B00 + next(_ids))
+        if kw.get("signing_key") is not None:
+            sep = "&" if "?" in url else "?"
+            url = f"{url}{sep}signing_key={kw['signing_key'].hex()}"
         config = config_for(url, rules, tmp / f"journal-{next(_ids)}.sqlite3")
         daemon = Daemon(
             config,
@@ -109,7 +115,8 @@ async def play(
         assert daemon.link is not None and daemon.link.stats.handshakes == 1, "reconnected"
         # Up to the last GAME OVER confirmation: the daemon's next shuffle is no part of it.
         transcript = table.firmware.transcript[: table.game_marks[games - 1]]
-        return Played(list(transcript), finals, table)
+        link = daemon.link
+        return Played(list(transcript), finals, table, link.signing, link.stats.as_dict())
     finally:
         await table.close()
 
@@ -204,6 +211,22 @@ async def test_line_faults_change_no_message(tmp: Path) -> None:
     assert faulty.finals == clean.finals
     (line,) = faulty.table.firmware.lines
     assert line.stats.dropped and line.duplicated and line.stats.flipped and line.rx_spoiled
+
+
+async def test_a_signed_game_is_the_unsigned_one(tmp: Path) -> None:
+    """Table and daemon with one signing key, over TCP (where signing belongs): every frame
+    both ways signed and verified, and the game, its frames and its result are the
+    unsigned run's."""
+    key = bytes.fromhex("0f1e2d3c4b5a6978" * 4)
+    clean = await play(tmp, "ariari", 2, "tcp")
+    signed = await play(tmp, "ariari", 2, "tcp", signing_key=key)
+    assert frames(signed.transcript) == frames(clean.transcript)
+    assert signed.finals == clean.finals
+    assert signed.host_signing and not clean.host_signing
+    stats = signed.host_stats
+    assert stats["frames_in"] > 100 and stats["handshakes"] == 1
+    assert stats["unsigned_dropped"] == stats["bad_signature_dropped"] == 0
+    assert stats["replay_dropped"] == stats["refusals"] == 0
 
 
 async def test_two_games_in_a_row(tmp: Path) -> None:

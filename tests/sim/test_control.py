@@ -208,6 +208,18 @@ def test_cli_help_documents_everything() -> None:
     assert serve.seats == {1, 2} and serve.speed == 1.0 and serve.rules == "ariari"
     with pytest.raises(SystemExit):
         parser.parse_args(["serve", "--pty", "--tcp", "1"])  # one endpoint
+    assert serve.signing_key is None
+    key = "9a" * 32
+    assert parser.parse_args(["serve", "--pty", "--signing-key", key]).signing_key == bytes.fromhex(
+        key
+    )
+
+
+def test_cli_refuses_a_bad_signing_key(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--pty", "--signing-key", "9a9a"])
+    err = capsys.readouterr().err
+    assert "argument --signing-key: a signing key is 64 hex digits (32 bytes), got 4" in err
 
 
 async def test_cli_serves_tcp_and_control() -> None:
@@ -236,6 +248,34 @@ async def test_cli_serves_tcp_and_control() -> None:
                 assert state["ok"] and state["link_up"] is True
                 assert (await ask({"cmd": "press", "seat": 2, "key": "MENU"}))["ok"]
                 assert await expect(host, KeyPress) == [KeyPress(2, Key.MENU)]
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
+async def test_cli_serves_a_signed_table() -> None:
+    """``serve --signing-key HEX``: a host with the key plays, one without is refused."""
+    key = "3c" * 32
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "hw_sim", "serve", "--tcp", "0", "--no-autoplay", "--speed", "0",
+        "--signing-key", key,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        async with asyncio.timeout(20):
+            first = (await proc.stdout.readline()).decode()
+        url = first.rsplit(" ", 1)[1].strip()
+        async with Link(f"{url}?signing_key={key}", role=Role.HOST) as host:
+            async with asyncio.timeout(10):
+                await host.wait_up()
+            assert host.signing and host.stats.unsigned_dropped == 0
+        async with Link(url, role=Role.HOST) as keyless:
+            async with asyncio.timeout(10):
+                while keyless.refused is None:  # noqa: ASYNC110
+                    await asyncio.sleep(0.02)
+            assert "this host has no signing key" in keyless.refused.reason
     finally:
         proc.terminate()
         await proc.wait()
