@@ -334,8 +334,10 @@ class SerialTransport(Transport):
         loop = asyncio.get_running_loop()
         protocol = _SerialProtocol(path)
         try:
+            # exclusive: an flock on the port while it is open, so that a second daemon
+            # (or a terminal program) cannot read the table's frames away from this one.
             transport, _ = await serial_asyncio_fast.create_serial_connection(
-                loop, lambda: protocol, path, baudrate=baudrate
+                loop, lambda: protocol, path, baudrate=baudrate, exclusive=True
             )
         except (OSError, serial.SerialException) as exc:
             raise TransportError(f"{path}: {exc}") from exc

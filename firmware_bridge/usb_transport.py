@@ -136,7 +136,12 @@ class UsbTransport(Transport):
 def _open_blocking(vid: int, pid: int, backend: Any, url: str) -> tuple[Any, int, int]:
     try:
         dev = usb.core.find(idVendor=vid, idProduct=pid, backend=backend)
-    except (usb.core.NoBackendError, usb.core.USBError, OSError) as exc:
+    except usb.core.NoBackendError:
+        raise TransportError(
+            f"{url}: usb:// needs the libusb library, which is not installed"
+            " (apt-get install libusb-1.0-0)"
+        ) from None
+    except (usb.core.USBError, OSError) as exc:
         raise TransportError(f"{url}: {exc}") from exc
     if dev is None:
         raise TransportError(f"{url}: no such USB device (plugged in? permissions?)")

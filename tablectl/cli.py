@@ -122,7 +122,7 @@ def _journal_path(args: argparse.Namespace) -> Path:
         return Path(args.journal)
     if args.config:
         try:
-            return load_config(args.config).journal
+            return load_config(args.config, check_files=False).journal
         except ConfigError as exc:
             raise _CliError(str(exc)) from exc
     return DEFAULT_JOURNAL
@@ -308,7 +308,7 @@ def _run(args: argparse.Namespace) -> int:
     import logging
 
     from tablectl.config import ConfigError, load_config
-    from tablectl.daemon import Daemon, install_signal_handlers
+    from tablectl.daemon import Daemon, DeviceBusy, install_signal_handlers
 
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
@@ -329,7 +329,7 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except JournalError as exc:
+    except (JournalError, DeviceBusy) as exc:
         # Restarting cannot mend a journal: say so once and let systemd stop here
         # (RestartPreventExitStatus=78 in docs/pi.md).
         print(f"tablectl run: {exc}", file=sys.stderr)
@@ -448,7 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_records.set_defaults(handler="records")
     p_run = sub.add_parser("run", help="run the table daemon")
     p_run.add_argument(
-        "--config", default="/etc/tablectl/tablectl.toml", help="the daemon's TOML config file"
+        "--config",
+        default="/etc/tablectl/tablectl.toml",
+        help="the daemon's TOML config file (default: %(default)s)",
     )
     p_run.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p_run.set_defaults(handler="run")

@@ -117,9 +117,10 @@ def _check_device(where: str, url: str) -> str:
         "allowed: a serial device path (/dev/ttyUSB0), socket://HOST:PORT, usb://VID:PID"
         " (hex) or sim://NAME"
     )
+    parsed = urllib.parse.urlsplit(url)
+    _check_device_options(where, url, parsed)
     if url.startswith("/"):
         return url
-    parsed = urllib.parse.urlsplit(url)
     if parsed.scheme == "socket":
         try:
             port = parsed.port
@@ -135,6 +136,44 @@ def _check_device(where: str, url: str) -> str:
     if parsed.scheme == "sim":
         return url
     raise ConfigError(f"{where} is {url!r}; {allowed}")
+
+
+#: Query options each kind of device URL takes (the table speaks 8N1 on serial lines, so a
+#: serial device takes only its speed).
+DEVICE_OPTIONS = {"serial": ("baud",), "socket": (), "usb": ("backend",), "sim": ()}
+#: Serial speeds a Pi's UART and USB-serial adapters support.
+BAUD_RATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 921600, 1000000,
+              1500000, 2000000, 3000000)  # fmt: skip
+
+
+def _check_device_options(where: str, url: str, parsed: urllib.parse.SplitResult) -> None:
+    kind = "serial" if url.startswith("/") else parsed.scheme
+    allowed = DEVICE_OPTIONS.get(kind)
+    if allowed is None or not parsed.query:
+        return
+    try:
+        options = urllib.parse.parse_qs(parsed.query, strict_parsing=True)
+    except ValueError:
+        raise ConfigError(
+            f"{where} is {url!r}; options are written ?name=value&name=value"
+        ) from None
+    for name, values in options.items():
+        if name not in allowed:
+            listed = ", ".join(allowed) if allowed else "none"
+            raise ConfigError(
+                f"{where}: unknown option {name!r}{_did_you_mean(name, allowed)} for a"
+                f" {kind} device; allowed: {listed}"
+            )
+        if len(values) > 1:
+            raise ConfigError(f"{where}: option {name!r} is given {len(values)} times")
+    baud = options.get("baud", [None])[0]
+    if baud is not None and (not baud.isdigit() or int(baud) not in BAUD_RATES):
+        raise ConfigError(
+            f"{where}: baud={baud!r}; allowed: {', '.join(str(b) for b in BAUD_RATES)}"
+        )
+    backend = options.get("backend", [None])[0]
+    if backend is not None and backend != "loopback":
+        raise ConfigError(f"{where}: backend={backend!r}; allowed: loopback (tests only)")
 
 
 def _check_seat_names(where: str, value: Any, players: int) -> tuple[str, ...]:
@@ -257,7 +296,7 @@ def _check_prefix(where: str, value: str) -> None:
         )
 
 
-def _check_mqtt(source: Path, raw: Any, folder: Path) -> MqttSettings:
+def _check_mqtt(source: Path, raw: Any, folder: Path, check_files: bool = True) -> MqttSettings:
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: [mqtt] must be a table of options")
     hints = typing.get_type_hints(MqttSettings)
@@ -294,7 +333,7 @@ def _check_mqtt(source: Path, raw: Any, folder: Path) -> MqttSettings:
         if not kwargs.get("tls", False):
             raise ConfigError(f"{where} is set but tls is false; set tls = true to use it")
         ca_path = _path(where, kwargs["ca_file"], folder)
-        if not ca_path.is_file():
+        if check_files and not ca_path.is_file():
             raise ConfigError(f"{where}: no file at {ca_path}")
         kwargs["ca_file"] = str(ca_path)
     try:
@@ -303,9 +342,10 @@ def _check_mqtt(source: Path, raw: Any, folder: Path) -> MqttSettings:
         raise ConfigError(f"{source}: [mqtt] {exc}") from exc
 
 
-def parse_config(source: Path, raw: dict[str, Any]) -> DaemonConfig:
+def parse_config(source: Path, raw: dict[str, Any], *, check_files: bool = True) -> DaemonConfig:
     """Check an already decoded TOML document; ``source`` names it in errors and anchors
-    relative paths."""
+    relative paths. ``check_files=False`` (commands that only read the journal) does not
+    require the files only the daemon opens (TLS certificates) to exist here."""
     folder = source.parent
     allowed_top = [*TABLE_KEYS, *SECTIONS]
     for key, value in raw.items():
@@ -363,7 +403,7 @@ def parse_config(source: Path, raw: dict[str, Any]) -> DaemonConfig:
         if "seat_names" in table
         else None
     )
-    mqtt = _check_mqtt(source, raw["mqtt"], folder) if "mqtt" in raw else None
+    mqtt = _check_mqtt(source, raw["mqtt"], folder, check_files) if "mqtt" in raw else None
     staff = _check_staff(source, raw, folder, house_rules.players)
     hold_next_hand = _check_trays(source, raw)
     return DaemonConfig(
@@ -380,8 +420,9 @@ def parse_config(source: Path, raw: dict[str, Any]) -> DaemonConfig:
     )
 
 
-def load_config(path: str | Path) -> DaemonConfig:
-    """Read and check the config file at ``path``; raises :class:`ConfigError`."""
+def load_config(path: str | Path, *, check_files: bool = True) -> DaemonConfig:
+    """Read and check the config file at ``path``; raises :class:`ConfigError`.
+    ``check_files`` as in :func:`parse_config`."""
     source = Path(path)
     if not source.exists():
         raise ConfigError(f"{source}: no config file there")
@@ -397,7 +438,7 @@ def load_config(path: str | Path) -> DaemonConfig:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
     except RecursionError:
         raise ConfigError(f"{source}: not valid TOML: nested too deeply") from None
-    return parse_config(source, raw)
+    return parse_config(source, raw, check_files=check_files)
 
 
 def config_for(

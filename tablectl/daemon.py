@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import logging
+import os
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -225,6 +227,11 @@ class Daemon:
         config = self.config
         lock = JournalLock(config.journal).acquire()
         try:
+            check_device_free(config.device)
+        except BaseException:
+            lock.release()
+            raise
+        try:
             await self._run_locked(config)
         finally:
             lock.release()
@@ -422,6 +429,32 @@ class Daemon:
             log.error("[%s] the table was refused: %s; retrying", self.config.table_id, item.reason)
         elif isinstance(item, m.Message):
             await table.handle(item)
+
+
+class DeviceBusy(Exception):
+    """Another process has the table's serial port open (pyserial's exclusive flock)."""
+
+
+def check_device_free(device: str) -> None:
+    """Refuse to start on a serial port another process holds: a second daemon on one
+    table would take frames from the first. A port that is not there yet (the table is
+    off or unplugged) is fine: the link waits for it."""
+    if not device.startswith("/"):
+        return
+    path = device.split("?", 1)[0]
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return  # absent or not ours to open now: the link says so as it retries
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        raise DeviceBusy(
+            f"{path}: another process holds this port (another tablectl on the same table?);"
+            " stop it first"
+        ) from None
+    finally:
+        os.close(fd)  # closing lets go of the probe's lock
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:

@@ -67,8 +67,16 @@ frames = st.builds(
         bytes((version, flags, seq, ack, msg_type)) + payload
     ),
     version=st.sampled_from([1, 1, 1, 0, 2, 255]) | st.integers(0, 255),
-    flags=st.sampled_from([int(Flags.SYN), int(Flags.RELIABLE | Flags.ACK), int(Flags.ACK),
-                           int(Flags.SYN | Flags.SIGNED), 0]) | st.integers(0, 255),  # fmt: skip
+    flags=st.sampled_from(
+        [
+            int(Flags.SYN),
+            int(Flags.RELIABLE | Flags.ACK),
+            int(Flags.ACK),
+            int(Flags.SYN | Flags.SIGNED),
+            0,
+        ]
+    )
+    | st.integers(0, 255),  # fmt: skip
     seq=st.integers(0, 255),
     ack=st.integers(0, 255),
     msg_type=st.sampled_from(sorted(MESSAGES)) | st.integers(0, 255),
@@ -114,9 +122,7 @@ def test_random_frames_into_a_signed_link(packets: list[tuple[Role, bytes]]) -> 
 def test_link_fuzz_bounded(seed: int, signed: bool) -> None:
     """What bench/link_fuzz.py does with 10^6 frames, with a few hundred: random, mutated
     and replayed real frames, and garbage."""
-    report = asyncio.run(
-        fuzz_link(400, seed=seed, events=20, signing_key=KEY if signed else None)
-    )
+    report = asyncio.run(fuzz_link(400, seed=seed, events=20, signing_key=KEY if signed else None))
     _check(report)
     assert report.packets == 400
     if signed:

@@ -221,3 +221,16 @@ async def test_sim_listener_and_pair() -> None:
         a.write(b"z")
     with contextlib.suppress(TransportClosed):
         await a.close()
+
+
+async def test_usb_without_libusb_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import usb.core
+
+    from firmware_bridge.transport import TransportError, open_transport
+
+    def no_backend(**kwargs: object) -> None:
+        raise usb.core.NoBackendError("No backend available")
+
+    monkeypatch.setattr(usb.core, "find", no_backend)
+    with pytest.raises(TransportError, match=r"needs the libusb library.*libusb-1.0-0"):
+        await open_transport("usb://1209:7a11")

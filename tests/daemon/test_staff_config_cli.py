@@ -119,3 +119,29 @@ def test_ctl_on_a_config_without_a_socket_says_so(tmp_path: Path) -> None:
         2,
         f"tablectl ctl status: {path} sets no [staff] socket\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [
+        ("/dev/ttyUSB0?baud=fast", "device: baud='fast'; allowed: 9600,"),
+        ("/dev/ttyUSB0?baud=12345", "device: baud='12345'"),
+        ("/dev/ttyUSB0?parity=E", "unknown option 'parity' for a serial device; allowed: baud"),
+        ("/dev/ttyUSB0?baud=9600&baud=115200", "option 'baud' is given 2 times"),
+        ("socket://10.0.0.5:4000?timeout=3", "unknown option 'timeout' for a socket device"),
+        ("usb://1a86:7523?backend=libusb0", "backend='libusb0'; allowed: loopback"),
+    ],
+)
+def test_device_url_options_are_checked_at_load(tmp_path: Path, device: str, message: str) -> None:
+    path = tmp_path / "tablectl.toml"
+    path.write_text(f'id = "t1"\ndevice = "{device}"\nrules = "jboy"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert message in str(caught.value)
+
+
+def test_reading_commands_do_not_need_the_daemon_s_certificate_files(tmp_path: Path) -> None:
+    path = _config(tmp_path, '[mqtt]\nhost = "b"\ntls = true\nca_file = "/nonexistent/ca.pem"\n')
+    with pytest.raises(ConfigError, match="no file at /nonexistent/ca.pem"):
+        load_config(path)
+    assert load_config(path, check_files=False).mqtt is not None

@@ -110,3 +110,35 @@ async def test_a_table_that_wants_signing_is_refused_and_retried_not_fatal(tmp_p
         daemon.stop.set()
         await task
         await sim.close()
+
+
+async def test_a_second_daemon_on_the_same_serial_port_refuses(tmp_path: Path) -> None:
+    import asyncio
+
+    from hw_sim import SimTable
+    from tablectl.config import config_for
+    from tablectl.daemon import Daemon
+
+    sim = SimTable("jboy", 1, max_games=1)
+    url = await sim.start_pty()
+    daemon = Daemon(config_for(url, "jboy", tmp_path / "first.sqlite3"), claim_window_s=0.05)
+    task = asyncio.create_task(daemon.run())
+    try:
+        async with asyncio.timeout(30):
+            while daemon.table is None or daemon.table.phase == "offline":  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+        config = tmp_path / "second.toml"
+        config.write_text(
+            f'id = "t2"\ndevice = "{url}"\nrules = "jboy"\n'
+            f'journal = "{tmp_path / "second.sqlite3"}"\n'
+        )
+        done = await asyncio.to_thread(_run, config)
+        assert done.returncode == EXIT_CONFIG
+        assert done.stderr == (
+            f"tablectl run: {url}: another process holds this port (another tablectl on the"
+            " same table?); stop it first\n"
+        )
+    finally:
+        daemon.stop.set()
+        await task
+        await sim.close()
