@@ -256,6 +256,13 @@ class Daemon:
             # a parlor broker never needs them.
             from tablectl.mqtt import TablePublisher
 
+            if config.mqtt.password is not None and not config.mqtt.tls:
+                log.warning(
+                    "[%s] the MQTT password goes to %s in clear text: set tls = true in [mqtt]",
+                    config.table_id,
+                    config.mqtt.host,
+                )
+
             publisher = TablePublisher(config.mqtt, config.table_id, rules.players)
         stored = recorder.stored
         self.link = Link(

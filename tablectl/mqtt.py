@@ -98,6 +98,8 @@ class PublisherStats:
         queued: Messages waiting now (FIFO plus changed retained topics).
         connected: Whether a broker session is up and the table announced on it
             (``online`` and discovery published).
+        overwritten: Times another client wrote one of the table's retained topics and
+            the table put its value back (a broker without ACLs).
     """
 
     published: int
@@ -106,6 +108,7 @@ class PublisherStats:
     connect_failures: int
     queued: int
     connected: bool
+    overwritten: int = 0
 
 
 def _encode(value: Any) -> bytes:
@@ -157,7 +160,12 @@ class TablePublisher:
         # Queue: latest payload per retained topic, the changed ones (dict = ordered set),
         # and the FIFO of events and games.
         self._retained: dict[str, bytes] = {}
+        #: What the table announced on connect (availability, discovery): also ours to
+        #: guard, though not part of the state that changes.
+        self._announced: dict[str, bytes] = {}
         self._dirty: dict[str, None] = {}
+        self._overwritten = 0
+        self._overwrite_logged: set[str] = set()
         self._retained_turn = False
         self._fifo: collections.deque[_Message] = collections.deque()
         self._inflight: _Message | None = None
@@ -277,6 +285,7 @@ class TablePublisher:
             connect_failures=self._connect_failures,
             queued=queued,
             connected=self._connected,
+            overwritten=self._overwritten,
         )
 
     # ------------------------------------------------------------------ queue
@@ -329,9 +338,32 @@ class TablePublisher:
         if self._dirty:
             topic = next(iter(self._dirty))
             del self._dirty[topic]
+            payload = self._retained.get(topic, self._announced.get(topic, b""))
             # qos 1: the PUBACK says the broker stored it, so "idle" means "retained".
-            return _Message(topic, self._retained[topic], 1, True, _Kind.RETAINED)
+            return _Message(topic, payload, 1, True, _Kind.RETAINED)
         return None
+
+    def _guarded(self) -> list[str]:
+        """The retained topics this table owns and puts back when others overwrite them."""
+        return [*self._announced, self.state_topic, *map(self.seat_score_topic, range(self._seats))]
+
+    def _check_retained(self, topic: str, payload: bytes) -> None:
+        """A message on one of our retained topics: another client's value (on a broker
+        without ACLs) is replaced by ours; our own echo changes nothing."""
+        truth = self._retained.get(topic, self._announced.get(topic))
+        if truth is None or payload == truth:
+            return
+        self._overwritten += 1
+        if topic not in self._overwrite_logged:
+            self._overwrite_logged.add(topic)
+            self._log.warning(
+                "[%s] another MQTT client wrote %s; putting the table's value back"
+                " (give the broker an ACL: docs/mqtt.md)",
+                self._table,
+                topic,
+            )
+        self._dirty[topic] = None
+        self._wakeup.set()
 
     def _requeue_inflight(self) -> None:
         """Put back a FIFO message whose publish failed; retained ones are re-sent anyway."""
@@ -446,15 +478,22 @@ class TablePublisher:
             )
         return text
 
+    def _tls(self) -> ssl.SSLContext:
+        s = self._settings
+        context = ssl.create_default_context(cafile=s.ca_file)
+        if s.certfile is not None:
+            # A client certificate: the broker knows the table by it (Mosquitto's
+            # require_certificate / use_identity_as_username).
+            context.load_cert_chain(s.certfile, s.keyfile)
+        return context
+
     async def _make_client(self) -> Client:
         s = self._settings
         tls_context = None
         if s.tls:
             if self._tls_context is None:
-                # Loading the CA bundle reads files: keep it off the event loop.
-                self._tls_context = await asyncio.to_thread(
-                    ssl.create_default_context, cafile=s.ca_file
-                )
+                # Loading the CA bundle and the certificate reads files: off the event loop.
+                self._tls_context = await asyncio.to_thread(self._tls)
             tls_context = self._tls_context
         return Client(
             s.host,
@@ -509,11 +548,13 @@ class TablePublisher:
             task.cancel()
         await asyncio.wait(tasks)
 
-    @staticmethod
-    async def _watch(client: Client) -> None:
-        """Raise ``MqttError`` when the connection drops (we subscribe to nothing)."""
-        async for _message in client.messages:
-            pass
+    async def _watch(self, client: Client) -> None:
+        """Watch the table's own retained topics (see :meth:`_check_retained`); raise
+        ``MqttError`` when the connection drops."""
+        async for message in client.messages:
+            payload = message.payload
+            if isinstance(payload, bytes | bytearray):
+                self._check_retained(str(message.topic), bytes(payload))
         msg = "message iterator ended"
         raise MqttError(msg)
 
@@ -523,17 +564,17 @@ class TablePublisher:
 
     async def _pump(self, client: Client) -> None:
         """Announce the table, re-send retained state, then drain the queue."""
-        await self._send(
-            client, _Message(self.availability_topic, ONLINE.encode(), 1, True, _Kind.RETAINED)
-        )
+        announced = {self.availability_topic: ONLINE.encode()}
         for topic, config in self.discovery_configs().items():
-            await self._send(client, _Message(topic, _encode(config), 1, True, _Kind.RETAINED))
+            announced[topic] = _encode(config)
         for seat in range(self._seats, MAX_SEATS):
             # An empty retained config removes a sensor left from a table with more seats.
-            await self._send(
-                client,
-                _Message(self.discovery_topic(f"seat{seat}_score"), b"", 1, True, _Kind.RETAINED),
-            )
+            announced[self.discovery_topic(f"seat{seat}_score")] = b""
+        self._announced = announced
+        for topic, payload in announced.items():
+            await self._send(client, _Message(topic, payload, 1, True, _Kind.RETAINED))
+        # Guard them: on a broker without ACLs anyone may overwrite a retained topic.
+        await client.subscribe([(topic, 1) for topic in self._guarded()])
         # The broker may have lost its retained store (restart without persistence).
         self._dirty = dict.fromkeys(self._retained)
         # Only now: "connected" promises that the table is announced on the broker.

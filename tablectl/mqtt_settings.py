@@ -22,6 +22,8 @@ class MqttSettings:
         password: Password for ``username``; ignored without a username.
         tls: Connect with TLS.
         ca_file: PEM bundle to verify the broker with; ``None`` uses the system store.
+        certfile: PEM client certificate the table proves itself with (needs ``tls``).
+        keyfile: Its private key, when not in ``certfile``.
         client_id: MQTT client identifier; ``None`` derives ``tablectl-<table id>``.
         topic_prefix: First level of every table topic (``<prefix>/<table>/...``).
         discovery_prefix: Home Assistant discovery prefix.
@@ -35,6 +37,8 @@ class MqttSettings:
     password: str | None = None
     tls: bool = False
     ca_file: str | None = None
+    certfile: str | None = None
+    keyfile: str | None = None
     client_id: str | None = None
     topic_prefix: str = "tablectl"
     discovery_prefix: str = "homeassistant"

@@ -58,6 +58,9 @@ class Broker:
     username: str | None = None
     password: str | None = None
     password_file: Path | None = None
+    #: A folder with ca.pem, server.pem and server.key: a TLS listener that requires a
+    #: client certificate signed by that CA.
+    tls_dir: Path | None = None
     process: subprocess.Popen[bytes] | None = None
 
     host = "127.0.0.1"
@@ -77,6 +80,13 @@ class Broker:
             # As root, mosquitto would drop to user 'mosquitto', who cannot read tmp_path.
             "user root",
         ]
+        if self.tls_dir is not None:
+            lines += [
+                f"cafile {self.tls_dir / 'ca.pem'}",
+                f"certfile {self.tls_dir / 'server.pem'}",
+                f"keyfile {self.tls_dir / 'server.key'}",
+                "require_certificate true",
+            ]
         if self.password_file is None:
             lines.append("allow_anonymous true")
         else:
@@ -136,6 +146,38 @@ def unused_port() -> int:
 def mosquitto(tmp_path: Path) -> Iterator[Broker]:
     """A running anonymous Mosquitto on 127.0.0.1, stopped after the test."""
     yield from _broker(tmp_path)
+
+
+def make_certificates(folder: Path) -> None:
+    """A throw-away CA, a server certificate for 127.0.0.1 and a client certificate."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("openssl not installed; CI must test TLS client certificates")
+        pytest.skip("openssl not installed")
+
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], cwd=folder, check=True, capture_output=True)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=test-ca",
+        "-keyout", "ca.key", "-out", "ca.pem")  # fmt: skip
+    for name, extra in (("server", "subjectAltName=IP:127.0.0.1"), ("client", "")):
+        run("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={name}",
+            "-keyout", f"{name}.key", "-out", f"{name}.csr")  # fmt: skip
+        ext = folder / f"{name}.ext"
+        ext.write_text(extra + "\n" if extra else "basicConstraints=CA:FALSE\n")
+        sign = ["-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2"]
+        run("x509", "-req", "-in", f"{name}.csr", *sign, "-out", f"{name}.pem",
+            "-extfile", str(ext))  # fmt: skip
+
+
+@pytest.fixture
+def mosquitto_tls(tmp_path: Path) -> Iterator[Broker]:
+    """A running Mosquitto on a TLS listener that wants a client certificate."""
+    tls_dir = tmp_path / "tls"
+    tls_dir.mkdir()
+    make_certificates(tls_dir)
+    yield from _broker(tmp_path, tls_dir=tls_dir)
 
 
 @pytest.fixture

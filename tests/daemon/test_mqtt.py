@@ -455,3 +455,52 @@ async def test_tls_missing_ca_file_is_retried(
     async with TablePublisher(settings, "t1", 4) as publisher:
         await wait_until(lambda: publisher.stats.connect_failures >= 2)
     assert "FileNotFoundError" in caplog.text
+
+
+async def test_retained_topics_overwritten_by_another_client_are_put_back(
+    mosquitto: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a broker without ACLs anyone may write the table's retained topics: a fake
+    ``offline``, a fake discovery config or a fake score is replaced by the table's own."""
+    discovery = "homeassistant/sensor/tablectl_t1/seat0_score/config"
+    async with TablePublisher(settings_for(mosquitto), "t1", 4) as publisher:
+        publisher.publish_state(STATE)
+        await wait_until(idle(publisher))
+        truth = await retained(mosquitto, "#", {discovery, "tablectl/t1/seat/2/score"})
+        async with Client(mosquitto.host, mosquitto.port) as intruder:
+            await intruder.publish("tablectl/t1/availability", b"offline", qos=1, retain=True)
+            await intruder.publish(discovery, b'{"name": "pwned"}', qos=1, retain=True)
+            await intruder.publish("tablectl/t1/seat/2/score", b"99999", qos=1, retain=True)
+        await wait_until(lambda: publisher.stats.overwritten >= 3)
+        await wait_until(idle(publisher))
+        got = await retained_all(mosquitto, "#")
+        assert got["tablectl/t1/availability"] == b"online"
+        assert got[discovery] == truth[discovery]
+        assert got["tablectl/t1/seat/2/score"] == truth["tablectl/t1/seat/2/score"]
+        # Our own publishes echo back without being taken for an intrusion.
+        publisher.publish_state({**STATE, "scores": [1, 2, 3, 4]})
+        await wait_until(idle(publisher))
+        await asyncio.sleep(0.2)
+        assert publisher.stats.overwritten == 3
+    assert sum("another MQTT client wrote" in r.message for r in caplog.records) == 3
+
+
+async def test_tls_with_a_client_certificate(mosquitto_tls: Broker) -> None:
+    """A broker that requires client certificates takes the table with its certfile and
+    keyfile, and not without them."""
+    tls = mosquitto_tls.tls_dir
+    assert tls is not None
+    with_cert = settings_for(
+        mosquitto_tls,
+        tls=True,
+        ca_file=str(tls / "ca.pem"),
+        certfile=str(tls / "client.pem"),
+        keyfile=str(tls / "client.key"),
+    )
+    async with TablePublisher(with_cert, "t1", 4) as publisher:
+        publisher.publish_state(STATE)
+        await wait_until(idle(publisher), timeout=10)
+    without = settings_for(mosquitto_tls, tls=True, ca_file=str(tls / "ca.pem"))
+    async with TablePublisher(without, "t2", 4) as publisher:
+        await wait_until(lambda: publisher.stats.connect_failures >= 1, timeout=10)
+        assert not publisher.connected
