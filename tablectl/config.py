@@ -336,6 +336,8 @@ def _check_mqtt(source: Path, raw: Any, folder: Path, check_files: bool = True) 
         if check_files and not ca_path.is_file():
             raise ConfigError(f"{where}: no file at {ca_path}")
         kwargs["ca_file"] = str(ca_path)
+    if "keyfile" in kwargs and "certfile" not in kwargs:
+        raise ConfigError(f"{_where(source, 'mqtt', 'keyfile')} is set but certfile is not")
     for key in ("certfile", "keyfile"):
         if key in kwargs:
             where = _where(source, "mqtt", key)
@@ -345,8 +347,6 @@ def _check_mqtt(source: Path, raw: Any, folder: Path, check_files: bool = True) 
             if check_files and not file_path.is_file():
                 raise ConfigError(f"{where}: no file at {file_path}")
             kwargs[key] = str(file_path)
-    if "keyfile" in kwargs and "certfile" not in kwargs:
-        raise ConfigError(f"{_where(source, 'mqtt', 'keyfile')} is set but certfile is not")
     try:
         return MqttSettings(**kwargs)
     except (TypeError, ValueError) as exc:  # the settings class's own checks

@@ -145,3 +145,30 @@ def test_reading_commands_do_not_need_the_daemon_s_certificate_files(tmp_path: P
     with pytest.raises(ConfigError, match="no file at /nonexistent/ca.pem"):
         load_config(path)
     assert load_config(path, check_files=False).mqtt is not None
+
+
+@pytest.mark.parametrize(
+    ("mqtt", "message"),
+    [
+        ('certfile = "c.pem"\n', "[mqtt] certfile is set but tls is false"),
+        ('tls = true\nkeyfile = "k.pem"\n', "[mqtt] keyfile is set but certfile is not"),
+        ('tls = true\ncertfile = "nope.pem"\n', "[mqtt] certfile: no file at"),
+    ],
+)
+def test_client_certificate_settings_are_checked(tmp_path: Path, mqtt: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(_config(tmp_path, f'[mqtt]\nhost = "b"\n{mqtt}'))
+    assert message in str(caught.value)
+
+
+def test_client_certificate_paths_are_resolved(tmp_path: Path) -> None:
+    (tmp_path / "c.pem").write_text("x")
+    (tmp_path / "k.pem").write_text("x")
+    config = load_config(
+        _config(tmp_path, '[mqtt]\nhost = "b"\ntls = true\ncertfile = "c.pem"\nkeyfile = "k.pem"\n')
+    )
+    assert config.mqtt is not None
+    assert (config.mqtt.certfile, config.mqtt.keyfile) == (
+        str(tmp_path / "c.pem"),
+        str(tmp_path / "k.pem"),
+    )
