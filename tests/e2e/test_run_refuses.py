@@ -142,3 +142,27 @@ async def test_a_second_daemon_on_the_same_serial_port_refuses(tmp_path: Path) -
         daemon.stop.set()
         await task
         await sim.close()
+
+
+async def test_a_password_without_tls_is_warned_about(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import asyncio
+
+    from tablectl.config import config_for
+    from tablectl.daemon import Daemon
+    from tablectl.mqtt_settings import MqttSettings
+
+    mqtt = MqttSettings(host="127.0.0.1", port=_free_port(), username="t", password="secret")
+    config = config_for(
+        f"socket://127.0.0.1:{_free_port()}", "jboy", tmp_path / "j.sqlite3", mqtt=mqtt
+    )
+    daemon = Daemon(config)
+    task = asyncio.create_task(daemon.run())
+    await asyncio.sleep(0.5)
+    daemon.stop.set()
+    await task
+    warnings = [r.getMessage() for r in caplog.records if "clear text" in r.getMessage()]
+    assert warnings == [
+        "[sim] the MQTT password goes to 127.0.0.1 in clear text: set tls = true in [mqtt]"
+    ]

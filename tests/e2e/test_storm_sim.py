@@ -63,7 +63,11 @@ async def test_random_keys_unplugs_and_restarts_never_stop_the_daemon(
             roll = rng.random()
             if roll < 0.003:
                 await sim.inject("unplug", "0.2")
-            elif roll < 0.0045:
+            elif roll < 0.004:
+                # A firmware reboot, a tile-count fault (FAULT on every seat until OK), a
+                # tray misread: the faults a table reports.
+                await sim.inject(rng.choice(("reboot", "tilecount", "tray")))
+            elif roll < 0.0055:
                 # The daemon is stopped and a new one starts on the same journal.
                 before = None if daemon.table is None else daemon.table.state
                 daemon.stop.set()
