@@ -37,6 +37,7 @@ from firmware_bridge.errors import (
     VersionMismatch,
 )
 from firmware_bridge.link import (
+    Delivery,
     DeviceInfo,
     Link,
     LinkEvent,
@@ -73,6 +74,7 @@ __all__ = [
     "LinkDown",
     "LinkEvent",
     "LinkLost",
+    "Delivery",
     "LinkPosition",
     "LinkRefused",
     "LinkStats",

@@ -81,6 +81,7 @@ __all__ = [
     "Link",
     "LinkEvent",
     "LinkLost",
+    "Delivery",
     "LinkPosition",
     "LinkRefused",
     "LinkStats",
@@ -288,6 +289,20 @@ class _Received:
     rx_after: int
 
 
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+class Delivery:
+    """One item of a group from :meth:`Link.batches`: a message from the table or a
+    status change, with the link position after it (messages; None for status changes).
+
+    ``item`` is None for a frame that could not be decoded: it has no effect but takes a
+    sequence number, so it is acknowledged in its turn like the others.
+    """
+
+    item: LinkEvent | None
+    position: LinkPosition | None
+    received: _Received | None = dataclasses.field(default=None, repr=False)
+
+
 @dataclasses.dataclass(slots=True, eq=False)
 class _Outgoing:
     msg: Message
@@ -490,6 +505,47 @@ class Link:
                         self._handled(item)
                 continue
             yield typing.cast(LinkEvent, item)
+
+    async def batches(self, limit: int = 32) -> AsyncGenerator[list[Delivery], None]:
+        """Like :meth:`events`, but a group at a time: the next item and what has already
+        arrived behind it, up to ``limit`` items, without waiting for more.
+
+        Nothing is acknowledged by resuming the generator: the consumer calls
+        :meth:`acknowledge` with the last delivery whose effects are durable (acks are
+        cumulative), once the group is committed. Meant for one consumer, instead of
+        :meth:`events`.
+        """
+        while True:
+            raw = [await self._events.get()]
+            while len(raw) < limit and not self._events.empty():
+                raw.append(self._events.get_nowait())
+            group: list[Delivery] = []
+            end: object = None
+            for item in raw:
+                if item is _CLOSED or isinstance(item, BaseException):
+                    self._events.put_nowait(item)  # later iterators end (or fail) too
+                    end = item
+                    break
+                if isinstance(item, _Received):
+                    if item.session != self._session:
+                        continue  # the current hello asked the table to resend it
+                    position = LinkPosition(item.boot_id, item.rx_after)
+                    self._handled_pos = position
+                    group.append(Delivery(item.msg, position, item))
+                else:
+                    group.append(Delivery(typing.cast(LinkEvent, item), None))
+            if group:
+                yield group
+            if end is _CLOSED:
+                return
+            if isinstance(end, BaseException):
+                raise end
+
+    def acknowledge(self, delivery: Delivery) -> None:
+        """Host role: the effects of ``delivery`` and of everything before it are durable;
+        acknowledge them (unless :meth:`hold_acks` was called)."""
+        if delivery.received is not None:
+            self._handled(delivery.received)
 
     async def send(self, msg: Message) -> None:
         """Send ``msg`` and return once the peer acknowledged it.

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import firmware_bridge
 from firmware_bridge import (
+    Delivery,
     Link,
     LinkDown,
     LinkEvent,
@@ -48,6 +49,10 @@ log = logging.getLogger(__name__)
 
 #: How often claim windows and the game clock are checked (a tenth of a human reaction).
 TICK_S = 0.1
+#: Most table events handled as one group, in one journal transaction.
+GROUP_LIMIT = 32
+#: Table events the stored link position may lag behind without a write of its own.
+POSITION_LAG_MAX = 64
 
 
 class JournalRecorder:
@@ -81,8 +86,12 @@ class JournalRecorder:
         #: Events journalled in the current game (the stored flow names it).
         self.game_events = journal.game(game_id).event_count if game_id is not None else 0
         self._batch: list[ev.Event | None] | None = None
+        #: Set when an event of the group failed: the flow is not stored with the group.
+        self.flow_void = False
 
     def _flow_text(self) -> str | None:
+        if self.flow_void:
+            return None  # an event failed half-way: the consoles are not what was committed
         flow = self.flow()
         if flow is None or self.game_id is None:
             return None
@@ -105,15 +114,21 @@ class JournalRecorder:
 
     @contextlib.contextmanager
     def handling(self) -> Iterator[None]:
-        """Everything journalled inside (what one table event or one tick causes) goes in
-        one transaction together with the link position, durable when the block ends.
+        """Everything journalled inside (what a group of table events or one tick causes)
+        goes in one transaction together with the link position and the console flow,
+        durable when the block ends (one fsync, only if something was journalled).
 
-        So after a crash the journal has all of it and the table does not resend the
-        event, or none of it and the table does. A table event that journals nothing (a
-        key that opens a prompt, a confirmation) still moves the stored position, without
-        an fsync: a restarted daemon must not get it again, since the console state it
-        acted on is gone (the daemon before this design acked such keys at once too)."""
+        So after a crash the journal has all of it and the table does not resend those
+        events, or none of it and the table does. Table events that journal nothing (a
+        score page, a key that moves a prompt) write nothing of their own: their position
+        rides on the next commit. A restarted daemon then resumes an older console flow,
+        and the table, which had them acknowledged, does not send them again: those keys
+        are lost, never replayed into a console that no longer has their prompt. To keep
+        the stored position within half the link's 8-bit sequence space of the table's
+        (a stale one must never look like a new acknowledgement), it is written on its
+        own, without an fsync, once it lags :data:`POSITION_LAG_MAX` events behind."""
         self._batch = []
+        self.flow_void = False
         try:
             with self.journal.batch():
                 yield
@@ -121,12 +136,24 @@ class JournalRecorder:
                 journalled = bool(self._batch)
                 if position is not None and journalled:
                     self.journal.set_link_position(position, flow=self._flow_text())
-            if position is not None and not journalled and position != self.stored:
+                    self.stored = position
+            if position is not None and not journalled and self._lags(position):
                 self.journal.set_link_position(position, sync=False, flow=self._flow_text())
-            if position is not None:
                 self.stored = position
         finally:
             self._batch = None
+
+    def unit(self) -> contextlib.AbstractContextManager[None]:
+        """One table event of a group: its writes in a savepoint of their own, so that an
+        event that fails leaves the group's earlier events committed (see
+        :meth:`Journal.unit`)."""
+        return self.journal.unit()
+
+    def _lags(self, position: LinkPosition) -> bool:
+        stored = self.stored
+        if stored is None or stored.boot_id != position.boot_id:
+            return True
+        return (position.rx_next - stored.rx_next) % 256 >= POSITION_LAG_MAX
 
     def game_started(self, rules: HouseRules, rules_ref: str | None = None) -> None:
         """Open a new game in the journal (with ``rules_ref``, staff changed the rules)."""
@@ -408,15 +435,60 @@ class Daemon:
 
     async def _consume(self, table: Table, recorder: JournalRecorder) -> None:
         assert self.link is not None
-        async for item in self.link.events():
+        async for group in self.link.batches(GROUP_LIMIT):
             async with self._lock:
-                if isinstance(item, m.Message):
-                    self._handling = self.link.position
-                with self._one_unit(recorder):
-                    await self._dispatch(table, item)
+                await self._handle_group(table, recorder, group)
             if self.max_games is not None and table.games_finished >= self.max_games:
                 self.stop.set()
                 return
+
+    async def _handle_group(
+        self, table: Table, recorder: JournalRecorder, group: list[Delivery]
+    ) -> None:
+        """Group commit: the table events that arrived together are handled in one journal
+        transaction, each in a savepoint of its own; the group's position and console flow
+        go in once, then the commit (one fsync, if anything was journalled), then the
+        group's commands, then the acknowledgement.
+
+        An event that fails rolls back alone: the events before it are committed, their
+        commands sent and acknowledged; it and everything after it are not acknowledged
+        (the table resends them to the next daemon), and the daemon stops with the error.
+        """
+        link = self.link
+        assert link is not None
+        before = self._handling
+        handled: Delivery | None = None
+        failure: Exception | None = None
+        try:
+            with self._holding(), recorder.handling():
+                assert self._held is not None
+                for delivery in group:
+                    if delivery.position is not None:
+                        self._handling = delivery.position
+                    if delivery.item is None:  # an undecodable frame: nothing to do
+                        handled = delivery
+                        continue
+                    mark = len(self._held)
+                    try:
+                        with recorder.unit():
+                            await self._dispatch(table, delivery.item)
+                    except Exception as exc:
+                        del self._held[mark:]  # its commands never go out
+                        positions = [d.position for d in group if d is handled]
+                        self._handling = positions[0] if positions else before
+                        recorder.flow_void = True
+                        failure = exc
+                        break
+                    handled = delivery
+        except BaseException as exc:
+            if not isinstance(exc, asyncio.CancelledError):
+                link.hold_acks()
+            raise
+        if handled is not None:
+            link.acknowledge(handled)
+        if failure is not None:
+            link.hold_acks()
+            raise failure
 
     async def _dispatch(self, table: Table, item: LinkEvent) -> None:
         """Hand one item from the link to the table controller."""

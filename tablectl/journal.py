@@ -283,6 +283,8 @@ class Journal:
         # Inside batch(): writes share one transaction, opened at the first write.
         self._in_batch = False
         self._batch_open = False
+        # Inside unit(): whether each nested unit's savepoint has been opened yet.
+        self._unit_open: list[bool] = []
 
     # --- opening ------------------------------------------------------------------------
 
@@ -366,6 +368,35 @@ class Journal:
                         self._conn.execute("COMMIT")
             finally:
                 self._in_batch = self._batch_open = False
+                self._unit_open.clear()
+
+    @contextmanager
+    def unit(self) -> Iterator[None]:
+        """Inside :meth:`batch`: the writes of one unit of work (one table event of a
+        group) in a savepoint of their own, so that a unit that raises leaves the batch
+        as it was before it while the units before it stay. Like the batch, the savepoint
+        is only opened at the unit's first write."""
+        with self._lock:
+            if not self._in_batch:
+                raise RuntimeError("Journal.unit() is for use inside Journal.batch()")
+            index = len(self._unit_open)
+            self._unit_open.append(False)
+            try:
+                yield
+            except BaseException:
+                if self._unit_open[index]:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute(f"ROLLBACK TO unit{index}")
+                        self._conn.execute(f"RELEASE unit{index}")
+                raise
+            else:
+                if self._unit_open[index]:
+                    try:
+                        self._conn.execute(f"RELEASE unit{index}")
+                    except sqlite3.Error as exc:
+                        raise JournalError(f"{self.path}: write failed: {exc}") from exc
+            finally:
+                self._unit_open.pop()
 
     @contextmanager
     def _rollback_on_error(self) -> Iterator[None]:
@@ -394,6 +425,10 @@ class Journal:
                     if not self._batch_open:
                         conn.execute("BEGIN IMMEDIATE")
                         self._batch_open = True
+                    for index, opened in enumerate(self._unit_open):
+                        if not opened:  # a unit's savepoint, opened at its first write
+                            conn.execute(f"SAVEPOINT unit{index}")
+                            self._unit_open[index] = True
                     conn.execute("SAVEPOINT write")
                 except sqlite3.Error as exc:
                     raise JournalError(f"{self.path}: write failed: {exc}") from exc

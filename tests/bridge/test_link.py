@@ -557,3 +557,32 @@ async def test_scripted_firmware_peer() -> None:
                     await collect(host, 1, seen)
             assert any(isinstance(e, LinkLost) and "dropped session" in e.reason for e in seen)
     await fw.close()
+
+
+async def test_batches_group_what_arrived_and_ack_only_what_the_consumer_acknowledges() -> None:
+    async with link_pair() as (host, device):
+        sent = [KeyPress(seat=s % 4, key=Key.DIGIT_0) for s in range(12)]
+        for msg in sent:
+            device.post(msg)
+        await asyncio.sleep(0.05)  # all of them arrive before the host looks
+        groups = host.batches(limit=5)
+        first = await anext(groups)
+        assert [type(d.item).__name__ for d in first] == ["LinkUp", *["KeyPress"] * 4]
+        await asyncio.sleep(0.05)
+        unacked = len(device.unacked().events)
+        assert unacked >= 5  # nothing acknowledged by taking a group
+        host.acknowledge(first[-1])
+        await asyncio.sleep(0.05)
+        assert len(device.unacked().events) == unacked - 4  # exactly what was acknowledged
+        got: list[Any] = [d.item for d in first[1:]]
+        sizes = [len(first)]
+        while len(got) < len(sent):
+            group = await anext(groups)
+            sizes.append(len(group))
+            got += [d.item for d in group]
+            assert group[-1].position == host.position
+            host.acknowledge(group[-1])
+        assert got == sent and max(sizes) <= 5
+        await asyncio.sleep(0.05)
+        assert device.unacked().events == ()
+        await groups.aclose()

@@ -46,20 +46,34 @@ def test_one_table_event_is_journalled_whole_or_not_at_all(tmp_path: Path) -> No
         assert recorder.stored == (7, 1)
 
 
-def test_the_position_moves_with_every_table_event(tmp_path: Path) -> None:
-    # Events that journal nothing move it too (without an fsync): a restarted daemon
-    # must not get a key again whose prompt it no longer has.
+def test_events_that_journal_nothing_write_nothing_until_the_position_lags(
+    tmp_path: Path,
+) -> None:
+    # A key that changes nothing durable costs no write of its own: its position rides on
+    # the next commit. Only once it lags POSITION_LAG_MAX events (or the table rebooted)
+    # is it written alone, without an fsync, so that a stale position can never look
+    # like a new acknowledgement in the 8-bit sequence space.
+    from tablectl.daemon import POSITION_LAG_MAX
+
     position: list[LinkPosition | None] = [None]
     with Journal.open(tmp_path / "j.sqlite3") as journal:
         recorder = _recorder(journal, position)
         with recorder.handling():
             pass
         assert journal.link_position() is None  # no table event yet: nothing to store
+        position[0] = LinkPosition(7, 0)
+        with recorder.handling():
+            pass
+        assert journal.link_position() == (7, 0)  # the first one of a boot is written
+        writes = []
         for n in range(1, 300):
             position[0] = LinkPosition(7, n % 256)
+            before = journal.link_position()
             with recorder.handling():
                 pass
-            assert journal.link_position() == (7, n % 256)
+            if journal.link_position() != before:
+                writes.append(n)
+        assert writes == list(range(POSITION_LAG_MAX, 300, POSITION_LAG_MAX))
         position[0] = LinkPosition(8, 0)  # another boot
         with recorder.handling():
             pass
@@ -107,12 +121,15 @@ def test_the_console_flow_is_stored_for_exactly_that_journal_state(tmp_path: Pat
             recorder.event_accepted(Riichi(seat=1), state)
         flow["n"] = 1
         position[0] = LinkPosition(7, 2)
-        with recorder.handling():  # a key that journals nothing: the flow moves too
+        with recorder.handling():  # a key that journals nothing: nothing written for it
             pass
         game_id = recorder.game_id
+        with recorder.handling():  # the next durable change takes the flow along
+            recorder.note("last_game", 1, {"on": True})
     with Journal.open(path) as journal:
         again = JournalRecorder(journal, "t1", "kenko", None, game_id=game_id)
         assert again.stored_flow() == {"phase": "table_result_entry", "n": 1}
+        assert journal.link_position() == (7, 2)
         journal.append(game_id, Riichi(seat=2), T0)  # written without the flow: stale now
         assert JournalRecorder(journal, "t1", "kenko", None, game_id=game_id).stored_flow() is None
 
