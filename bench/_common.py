@@ -132,6 +132,15 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _CLK_TCK
 
 
+def write_bytes(pid: int) -> int:
+    """Bytes ``pid`` caused to be sent to storage so far (``write_bytes`` in /proc/PID/io:
+    what reaches the disk, the SD card's wear, not what it wrote to the page cache)."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("write_bytes:"):
+            return int(line.split()[1])
+    return 0
+
+
 def journal_hands(path: Path) -> int:
     """Hands played in a journal: one ``dice`` event starts each hand."""
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as conn:

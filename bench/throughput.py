@@ -114,7 +114,7 @@ async def bench_transport(
     }
 
 
-async def bench_pipelined(presses: int, tmp: Path) -> dict[str, Any]:
+async def bench_pipelined(presses: int, tmp: Path, idle_s: float = 10.0) -> dict[str, Any]:
     """Score-page presses kept ``PIPELINE`` deep to a ``tablectl run`` process on a pty."""
     sim = SimTable(PIPELINED_PRESET, 1, autoplay=False)
     url = await sim.start_pty()
@@ -135,6 +135,7 @@ async def bench_pipelined(presses: int, tmp: Path) -> dict[str, Any]:
         assert fw.link is not None
         before = fw.link.stats.as_dict()
         cpu_before = common.cpu_s(proc.pid)
+        written_before = common.write_bytes(proc.pid)
         sent = 0
         start = time.perf_counter()
         async with asyncio.timeout(max(60.0, presses / 100)):
@@ -147,6 +148,11 @@ async def bench_pipelined(presses: int, tmp: Path) -> dict[str, Any]:
         elapsed = time.perf_counter() - start
         daemon_cpu = common.cpu_s(proc.pid) - cpu_before
         after = fw.link.stats.as_dict()
+        await asyncio.sleep(1.0)  # the last presses' writes, if any, reach the disk
+        written = common.write_bytes(proc.pid) - written_before
+        idle_before = common.write_bytes(proc.pid)
+        await asyncio.sleep(idle_s)  # an idle table: heartbeats and ticks only
+        idle_written = common.write_bytes(proc.pid) - idle_before
     finally:
         await common.stop_daemon(proc)
         await sim.close()
@@ -165,21 +171,28 @@ async def bench_pipelined(presses: int, tmp: Path) -> dict[str, Any]:
         "line_rate_multiple": round(frames / elapsed / line_fps, 2),
         "daemon_cpu_share": round(daemon_cpu / elapsed, 2),
         "daemon_cpu_us_per_press": round(daemon_cpu / presses * 1e6, 1),
+        "journal_bytes_per_press": round(written / presses, 1),
+        "idle_s": idle_s,
+        "idle_bytes_written": idle_written,
         "retransmits": after["retransmits"] - before["retransmits"],
     }
 
 
-async def run(games_per_preset: int, presets: list[str], presses: int) -> dict[str, Any]:
+async def run(
+    games_per_preset: int, presets: list[str], presses: int, idle_s: float = 10.0
+) -> dict[str, Any]:
     """Both transports and the pipelined run; the pty games are the headline games/s."""
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
         tmp = Path(folder)
-        in_process = await bench_transport("sim", presets, games_per_preset, tmp)
-        pty = await bench_transport("pty", presets, games_per_preset, tmp)
-        pipelined = await bench_pipelined(presses, tmp) if presses else None
+        in_process = pty = None
+        if games_per_preset:
+            in_process = await bench_transport("sim", presets, games_per_preset, tmp)
+            pty = await bench_transport("pty", presets, games_per_preset, tmp)
+        pipelined = await bench_pipelined(presses, tmp, idle_s) if presses else None
     return {
-        "games_per_s": pty["games_per_s"],
-        "games_per_s_in_process": in_process["games_per_s"],
-        "line_rate_multiple": pty["line_rate_multiple"],
+        "games_per_s": pty["games_per_s"] if pty else None,
+        "games_per_s_in_process": in_process["games_per_s"] if in_process else None,
+        "line_rate_multiple": pty["line_rate_multiple"] if pty else None,
         "line_rate_multiple_pipelined": pipelined["line_rate_multiple"] if pipelined else None,
         "presets": presets,
         "in_process": in_process,
@@ -198,9 +211,14 @@ def main() -> None:
     parser.add_argument(
         "--presses", type=int, default=20000, help="pipelined presses (0: skip that run)"
     )
+    parser.add_argument(
+        "--idle-s", type=float, default=10.0, help="seconds of idle after the presses"
+    )
     args = parser.parse_args()
+    if args.games_per_preset < 0 or args.presses < 0 or args.idle_s < 0:
+        parser.error("sizes must not be negative")
     presets = list(common.PRESETS) if args.presets == "all" else args.presets.split(",")
-    result = asyncio.run(run(args.games_per_preset, presets, args.presses))
+    result = asyncio.run(run(args.games_per_preset, presets, args.presses, args.idle_s))
     print(json.dumps({"machine": common.machine(), **result}))
 
 
