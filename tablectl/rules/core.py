@@ -261,6 +261,10 @@ def _ron(state: GameState, event: ev.Ron) -> Handled:
     rules = state.rules
     players = state.players
     mode = rules.flow.multiple_ron
+    if not event.discarders:
+        return Refusal("no_discarder", "a ron names the seat whose discard it takes")
+    if not event.winners:
+        return Refusal("no_winner", "a ron names at least one winner")
     bad = _seats_refusal(state, event.discarders, "discarder")
     if bad is not None:
         return bad

@@ -21,6 +21,8 @@ from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 
 MANGAN = 2000
+#: The most han a hand is entered with: 13 and more count as yakuman (kazoe).
+MAX_HAN = 13
 LIMITS = ((5, 2000), (6, 3000), (8, 4000), (11, 6000), (13, 8000))
 VALID_FU = (20, 25, *range(30, 111, 10))
 
@@ -95,7 +97,7 @@ def hand_value(
 ) -> HandValue | Refusal:
     """Check a hand's han/fu (or yakuman count) and compute its value under ``rules``.
 
-    Refusal codes: ``bad_yakuman``, ``han_below_one``, ``fu_missing``, ``bad_fu``,
+    Refusal codes: ``bad_yakuman``, ``han_below_one``, ``han_above_13``, ``fu_missing``, ``bad_fu``,
     ``impossible_fu`` (20 fu by ron, 20 fu at 1 han, 25 fu under 2 han).
     """
     scoring = rules.scoring
@@ -106,6 +108,8 @@ def hand_value(
         return HandValue(han=13 * counted, fu=None, yakuman=counted, base=8000 * counted)
     if han < 1:
         return Refusal("han_below_one", f"a winning hand has at least 1 han, got {han}")
+    if han > MAX_HAN:
+        return Refusal("han_above_13", f"enter 13 han for 13 and more (counted yakuman), got {han}")
     fu_matters = scoring.table == "standard" and han < 5
     if fu_matters:
         if fu is None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablectl.rules.core import step
-from tablectl.rules.events import parse_event
-from tablectl.rules.loader import load_rules
+from tablectl.rules.events import EventFormatError, parse_event
+from tablectl.rules.loader import load_rules, preset_names
 from tablectl.rules.state import initial_state
 from tests.helpers import play
 
@@ -32,6 +34,10 @@ REFUSALS: list[tuple[str, str, list[dict[str, Any]], str]] = [
     ("fu 10", "kenko", [ron(0, {"seat": 1, "han": 2, "fu": 10})], "bad_fu"),
     ("fu missing", "kenko", [ron(0, {"seat": 1, "han": 2})], "fu_missing"),
     ("han 0", "ariari", [ron(0, {"seat": 1, "han": 0, "fu": 30})], "han_below_one"),
+    # Issue 13 item 8: an empty "from" crashed the core (IndexError) and passed under kantan.
+    ("no discarder", "jboy", [ron([], {"seat": 1, "han": 2, "fu": 30})], "no_discarder"),
+    ("no discarder, kantan", "kantan", [ron([], {"seat": 1, "han": 2})], "no_discarder"),
+    ("han 14", "jboy", [ron(0, {"seat": 1, "han": 14})], "han_above_13"),
     ("han negative", "kantan", [ron(0, {"seat": 1, "han": -2})], "han_below_one"),
     ("yakuman 0 is not a yakuman", "ariari", [ron(0, {"seat": 1, "yakuman": 9})], "bad_yakuman"),
     (
@@ -205,3 +211,43 @@ def test_bad_event_in_kenko_keeps_clock_state() -> None:
     out = play("kenko", {"type": "time_up"}, {"type": "time_up"}, ron(0, {"seat": 1, "han": 1}))
     assert out["rejected"][0]["code"] == "fu_missing"
     assert out["finished"] is False
+
+
+SEAT = st.integers(-3, 6)
+HAND = st.fixed_dictionaries(
+    {"seat": SEAT},
+    optional={
+        "han": st.integers(-2, 20),
+        "fu": st.integers(-10, 130),
+        "yakuman": st.integers(-1, 8),
+        "pao": SEAT,
+    },
+)
+EVENT = st.one_of(
+    st.builds(lambda f, w: {"type": "ron", "from": f, "winners": w},
+              st.one_of(SEAT, st.lists(SEAT, max_size=4)), st.lists(HAND, max_size=4)),
+    st.builds(lambda h: {"type": "tsumo", **h}, HAND),
+    st.builds(lambda t, n: {"type": "draw", "tenpai": t, "nagashi": n},
+              st.lists(SEAT, max_size=5), st.lists(SEAT, max_size=3)),
+    st.builds(lambda s: {"type": "chombo", "seat": s}, SEAT),
+    st.builds(lambda s: {"type": "false_call", "seat": s}, SEAT),
+    st.builds(lambda s: {"type": "riichi", "seat": s}, SEAT),
+    st.just({"type": "undo"}),
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(preset_names()), st.lists(EVENT, min_size=1, max_size=12))
+def test_events_with_any_field_values_never_raise_out_of_the_core(
+    preset: str, events: list[dict[str, Any]]
+) -> None:
+    state = initial_state(load_rules(preset))
+    for raw in events:
+        try:
+            event = parse_event(raw)
+        except EventFormatError:
+            continue  # refused before the core: replay names the line
+        before = state
+        state, effects = step(state, event)
+        if any(type(e).__name__ == "Refusal" for e in effects):
+            assert state is before and len(effects) == 1
