@@ -326,7 +326,7 @@ def _settle_ron(
             for payer, amount in payers.items():
                 deltas[payer] -= amount
                 deltas[seat] += amount
-    deltas[winners[0]] += state.kyoutaku
+    deltas = _share_deposits(state, winners, deltas)
     dealer_won = state.dealer in winners
     return _end_hand(
         state,
@@ -337,6 +337,23 @@ def _settle_ron(
         detail={"winners": winners, "from": list(discarders)},
         winners=winners,
     )
+
+
+def _share_deposits(state: GameState, winners: list[int], deltas: list[int]) -> list[int]:
+    """The deposits on the table to the ron winners (``winners`` nearest first).
+
+    ``own_then_nearest`` (EMA RCR 2016, multiple ron): a winner whose riichi stick went
+    out in this hand takes it back; the other sticks go to the winner nearest the discarder.
+    """
+    rest = state.kyoutaku
+    if state.rules.flow.multiple_ron_deposits == "own_then_nearest" and len(winners) > 1:
+        stick = state.rules.scoring.riichi_deposit
+        for seat in winners[1:]:
+            if seat in state.riichi:
+                deltas[seat] += stick
+                rest -= stick
+    deltas[winners[0]] += rest
+    return deltas
 
 
 def _ron_payers(
@@ -436,9 +453,14 @@ def _draw(state: GameState, event: ev.Draw) -> Handled:
                 deltas[seat] += amount + extra
     if not event.nagashi or rules.flow.nagashi_tenpai_payments:
         deltas = list(_add(deltas, tenpai_payments(rules, tenpai)))
-    dealer_repeats = (rules.flow.dealer_repeat == "win_or_tenpai" and state.dealer in tenpai) or (
-        rules.flow.nagashi_counts_as_win and state.dealer in event.nagashi
-    )
+    flow = rules.flow.nagashi_flow
+    dealer_nagashi = state.dealer in event.nagashi
+    tenpai_repeat = rules.flow.dealer_repeat == "win_or_tenpai" and state.dealer in tenpai
+    if event.nagashi and flow == "win":
+        # ariari: 流局時にマンガンのアガリ扱い（親の場合は連荘）: the flow of a win.
+        dealer_repeats = dealer_nagashi
+    else:
+        dealer_repeats = tenpai_repeat or (flow == "dealer_repeats" and dealer_nagashi)
     detail: dict[str, object] = {"tenpai": sorted(tenpai)}
     if event.nagashi:
         detail["nagashi"] = list(event.nagashi)
@@ -450,6 +472,7 @@ def _draw(state: GameState, event: ev.Draw) -> Handled:
         dealer_repeats=dealer_repeats,
         detail=detail,
         tenpai=tenpai,
+        won=bool(event.nagashi) and flow == "win",
     )
 
 
@@ -489,12 +512,18 @@ def _chombo(state: GameState, seats: tuple[int, ...], reason: str) -> Handled:
         deltas = list(_add(deltas, chombo_deltas(rules, seat, state.dealer)))
         if rules.penalties.chombo == "final":
             penalties[seat] += rules.penalties.chombo_amount
-    # This hand's riichi deposits go back to their owners.
-    for seat in state.riichi:
-        deltas[seat] += rules.scoring.riichi_deposit
+    # This hand's riichi deposits go back to their owners; under chombo_returns =
+    # "all_deposits" every deposit of the hand does (kenko: その局に出た供託は出した人に返す).
+    if rules.penalties.chombo_returns == "all_deposits":
+        returned = [-paid for paid in state.hand_payments]
+    else:
+        returned = [0] * state.players
+        for seat in state.riichi:
+            returned[seat] += rules.scoring.riichi_deposit
+    deltas = list(_add(deltas, returned))
     state = replace(
         state,
-        kyoutaku=state.kyoutaku - state.riichi_deposits,
+        kyoutaku=state.kyoutaku - sum(returned),
         riichi_deposits=0,
         final_penalties=tuple(penalties),
     )
@@ -570,7 +599,12 @@ def _last_round(state: GameState) -> int | None:
 
 def _all_last(state: GameState) -> bool:
     last = _last_round(state)
-    return last is not None and state.round_index >= last and state.dealer == state.players - 1
+    if last is None:
+        return False
+    if state.round_index > last and state.rules.game.extension_dealer_repeat_first:
+        # Every extension hand is played as the last one: the dealer's top stop applies.
+        return True
+    return state.round_index >= last and state.dealer == state.players - 1
 
 
 def _add(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
@@ -592,8 +626,12 @@ def _end_hand(
     winners: Sequence[int] = (),
     tenpai: frozenset[int] = frozenset(),
     replay: bool = False,
+    won: bool = False,
 ) -> Handled:
+    """Settle a hand and move the game on. ``won``: a draw that flows like a win (a
+    nagashi under ``nagashi_flow = "win"``); ron and tsumo always do."""
     rules = state.rules
+    won = won or result in ("ron", "tsumo")
     record = HandRecord(
         wind=state.wind,
         number=state.dealer + 1,
@@ -627,8 +665,8 @@ def _end_hand(
         honba = state.honba + (1 if rules.penalties.chombo_honba == "plus_one" else 0)
         return replace(played, honba=honba if rules.flow.honba else 0), effects
     if reason is None:
-        nxt = _advance(played, result, dealer_repeats)
-        reason = _round_end_reason(state, nxt)
+        nxt = _advance(played, won, dealer_repeats)
+        reason = _round_end_reason(state, nxt, dealer_repeats)
         if reason is None:
             nxt, start_effects = with_hand_start(state, nxt)
             return nxt, effects + start_effects
@@ -697,21 +735,21 @@ def _all_last_choice(
     return None, offered
 
 
-def _advance(played: GameState, result: HandResult, dealer_repeats: bool) -> GameState:
+def _advance(played: GameState, won: bool, dealer_repeats: bool) -> GameState:
     rules = played.rules
     if dealer_repeats:
         dealer, round_index = played.dealer, played.round_index
     else:
         dealer = (played.dealer + 1) % played.players
         round_index = played.round_index + (1 if dealer == 0 else 0)
-    if not rules.flow.honba or (result in ("ron", "tsumo") and not dealer_repeats):
+    if not rules.flow.honba or (won and not dealer_repeats):
         honba = 0
     else:
         honba = played.honba + 1
     return replace(played, dealer=dealer, round_index=round_index, honba=honba)
 
 
-def _round_end_reason(before: GameState, nxt: GameState) -> str | None:
+def _round_end_reason(before: GameState, nxt: GameState, dealer_repeats: bool) -> str | None:
     """Whether moving on to ``nxt`` ends the game (last round over, extension over)."""
     game = before.rules.game
     last = _last_round(before)
@@ -721,6 +759,10 @@ def _round_end_reason(before: GameState, nxt: GameState) -> str | None:
         return None
     if game.extension == "none":
         return "last_round"
+    if dealer_repeats and game.extension_dealer_repeat_first and before.round_index > last:
+        # Tenhou: 親の連荘+子の3万点超えが同時に発生した場合は連荘を優先する. A dealer who
+        # is top with the return has already been stopped by the all-last rule.
+        return None
     if max(nxt.scores) >= game.return_points:
         return "last_round" if before.round_index <= last else "extension_end"
     if nxt.round_index > last + 1:

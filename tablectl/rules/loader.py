@@ -131,6 +131,14 @@ def _unknown(source: str, where: str, key: str, allowed: list[str]) -> RulesConf
     )
 
 
+#: Options that were replaced, with what replaces them (for a clear message).
+REPLACED = {
+    ("flow", "nagashi_counts_as_win"): (
+        "nagashi_flow: 'dealer_repeats' for true, 'draw' for false, or 'win'"
+    ),
+}
+
+
 def _check_shape(source: str, raw: dict[str, Any]) -> None:
     allowed_top = [*TOP_LEVEL_KEYS, *SECTIONS]
     for key, value in raw.items():
@@ -141,6 +149,10 @@ def _check_shape(source: str, raw: dict[str, Any]) -> None:
                 raise RulesConfigError(f"{source}: [{key}] must be a table of options")
             names = [f.name for f in fields(SECTIONS[key])]
             for sub in value:
+                if (key, sub) in REPLACED:
+                    raise RulesConfigError(
+                        f"{source}: [{key}] {sub} was replaced by {REPLACED[key, sub]}"
+                    )
                 if sub not in names:
                     raise _unknown(source, f"option in [{key}]", sub, names)
 

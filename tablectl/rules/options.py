@@ -81,10 +81,17 @@ class GameOptions:
     leftover_deposits: Literal["top", "lost"] = opt(
         "top", "deposits left on the table at the end", choices=("top", "lost")
     )
-    tie_break: Literal["seat_order"] = opt(
+    tie_break: Literal["seat_order", "share_uma"] = opt(
         "seat_order",
-        "equal scores rank by seat order from the first dealer",
-        choices=("seat_order",),
+        "equal final scores rank by seat order from the first dealer; with share_uma the"
+        " tied players also split the uma (and oka) of the places they hold, and the"
+        " deposits left for the top",
+        choices=("seat_order", "share_uma"),
+    )
+    extension_dealer_repeat_first: bool = opt(
+        False,
+        "in the extension (West), a dealer repeat goes on even when someone has reached"
+        " the return, unless the dealer is top with the return (Tenhou 連荘優先)",
     )
     final_sum_check: bool = opt(
         False, "kenko: if the final scores sum to more than the start total, the top gives back"
@@ -125,14 +132,25 @@ class FlowOptions:
         "with several winners, honba go to the winner nearest the discarder or to each",
         choices=("nearest", "each"),
     )
+    multiple_ron_deposits: Literal["nearest", "own_then_nearest"] = opt(
+        "nearest",
+        "with several winners, the deposits on the table go to the winner nearest the"
+        " discarder, or each winner first takes back their own riichi stick of this hand"
+        " and the rest go to the nearest (EMA)",
+        choices=("nearest", "own_then_nearest"),
+    )
     nagashi: Literal["none", "mangan", "baiman"] = opt(
         "mangan", "nagashi mangan at an exhaustive draw", choices=("none", "mangan", "baiman")
     )
     nagashi_tenpai_payments: bool = opt(
         False, "tenpai payments are still exchanged when someone makes nagashi"
     )
-    nagashi_counts_as_win: bool = opt(
-        True, "for the dealer's repeat, a dealer's nagashi counts as a win"
+    nagashi_flow: Literal["draw", "dealer_repeats", "win"] = opt(
+        "dealer_repeats",
+        "after a nagashi: a draw like any other (the dealer repeats only if tenpai, honba"
+        " +1), a draw in which a dealer's nagashi also keeps the deal, or a win (a dealer's"
+        " repeats with honba +1; anyone else's passes the deal and clears the honba)",
+        choices=("draw", "dealer_repeats", "win"),
     )
 
 
@@ -244,6 +262,12 @@ class PenaltyOptions:
     chombo_honba: Literal["unchanged", "plus_one"] = opt(
         "unchanged", "honba after a replayed chombo hand", choices=("unchanged", "plus_one")
     )
+    chombo_returns: Literal["riichi", "all_deposits"] = opt(
+        "riichi",
+        "after a chombo, the riichi sticks of the hand go back to their owners, or every"
+        " deposit put out in the hand does (false-call deposits too: kenko)",
+        choices=("riichi", "all_deposits"),
+    )
     false_call: Literal["none", "deposit", "dead_hand"] = opt(
         "none",
         "a false call: no penalty, a deposit to the table (dead hand if short), or dead hand",
@@ -261,7 +285,8 @@ class WallOptions:
     kans_allowed: bool = opt(True, "kans may be made")
     kan_dora: Literal["immediate", "after_discard", "none"] = opt(
         "immediate",
-        "when a kan dora indicator is revealed",
+        "when a kan dora indicator is revealed: at every kan, or a closed kan's at once and"
+        " an open or added kan's after the kan maker's discard (Tenhou), or never",
         choices=("immediate", "after_discard", "none"),
     )
     kan_dora_on_chankan: bool = opt(False, "a kan robbed by chankan still reveals its kan dora")

@@ -15,12 +15,18 @@ HandResult = Literal["ron", "tsumo", "draw", "abort", "chombo"]
 
 @dataclass(frozen=True, slots=True)
 class Final:
-    """The end of a game: scores after the end-of-game adjustments and the ranking."""
+    """The end of a game: scores after the end-of-game adjustments and the ranking.
+
+    ``penalties`` are the points each seat lost to penalties taken at the end (chombo in
+    result points); they are taken after the ranking, from ``result`` when the preset has
+    result points and from ``scores`` otherwise, so they never change a place.
+    """
 
     scores: tuple[int, ...]
     ranking: tuple[int, ...]
     reason: str
     result: tuple[float, ...] = ()
+    penalties: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -31,6 +37,8 @@ class Final:
         }
         if self.result:
             out["result"] = list(self.result)
+        if self.penalties:
+            out["penalties"] = list(self.penalties)
         return out
 
 

@@ -266,9 +266,10 @@ def test_kenko_final_sum_check_takes_the_excess_from_the_top() -> None:
 
 
 def test_result_points_with_uma_and_oka() -> None:
-    out = play("mleague", *[NOTEN] * 8)
-    # Equal scores: ranking by seat; (25000 - 30000)/1000 + uma (+ 20 oka for 1st).
-    assert out["final"]["result"] == [45.0, 5.0, -15.0, -35.0]
+    out = play("jboy", *[NOTEN] * 8)
+    # Equal scores rank by seat (jboy: seat order); (25000 - 30000)/1000, + 20 oka for 1st.
+    assert out["final"]["ranking"] == [0, 1, 2, 3]
+    assert out["final"]["result"] == [15.0, -5.0, -5.0, -5.0]
 
 
 def test_game_over_refuses_more_events() -> None:

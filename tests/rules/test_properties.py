@@ -14,7 +14,7 @@ from tablectl.rules.core import step
 from tablectl.rules.events import parse_event
 from tablectl.rules.loader import load_rules, preset_names
 from tablectl.rules.refusal import Refusal
-from tablectl.rules.state import initial_state
+from tablectl.rules.state import Final, initial_state
 from tests.helpers import random_event
 
 PRESETS = preset_names()
@@ -51,12 +51,21 @@ def test_random_sequences_never_raise_and_conserve_points(
             assert state.final is not None
             final_total = sum(state.final.scores)
             kept = state.kyoutaku if rules.game.leftover_deposits == "top" else 0
-            penalties = sum(state.final_penalties)
+            # Penalties come off the result points when there are any, else off the scores.
+            penalties = 0 if state.final.result else sum(state.final_penalties)
             expected = sum(state.scores) + kept - penalties
             if rules.game.final_sum_check:
                 expected = min(expected, total)
             assert final_total == expected
             assert sorted(state.final.ranking) == list(range(rules.players))
+            if state.final.result:
+                _assert_results_sum_to_zero(state.final, state.kyoutaku - kept)
+
+
+def _assert_results_sum_to_zero(final: Final, lost: int) -> None:
+    """Results before penalties sum to zero, less deposits lost at the end (WRC)."""
+    before = [r + p / 1000 for r, p in zip(final.result, final.penalties or [0] * 4, strict=False)]
+    assert abs(sum(before) + lost / 1000) < 1e-6, (final, lost)
 
 
 @settings(max_examples=40, deadline=None)

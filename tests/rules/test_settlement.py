@@ -308,4 +308,10 @@ def test_mleague_chombo_deducted_at_the_end() -> None:
     events = [ron(0, w(1, 1, 30)) if i % 4 != 1 else ron(0, w(2, 1, 30)) for i in range(8)]
     out = play("mleague", {"type": "chombo", "seat": 2}, *events)
     assert out["finished"]
-    assert out["final"]["scores"][2] == out["scores"][2] - 20000
+    # The penalty is taken from the result points after ranking and uma (M-League:
+    # チョンボは20000点相当の罰符, -20.0 after the game): the table score stays.
+    assert out["final"]["scores"][2] == out["scores"][2]
+    assert out["final"]["penalties"] == [0, 0, 20000, 0]
+    place = out["final"]["ranking"].index(2)
+    uma = [50, 10, -10, -30][place]
+    assert out["final"]["result"][2] == round((out["scores"][2] - 30000) / 1000 + uma - 20, 1)

@@ -1,0 +1,328 @@
+"""Worked examples of the readings settled after the first implementation (RULES.md,
+"Readings settled after the first implementation"), each with the rule text it follows."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from tablectl.rules.core import step
+from tablectl.rules.ending import finish, split_evenly, tied_groups
+from tablectl.rules.events import parse_event
+from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
+from tablectl.rules.state import GameOver, GameState, initial_state
+from tests.helpers import play, random_event
+
+
+def state_with(preset: str, scores: tuple[int, ...], **changes: Any) -> GameState:
+    rules = load_rules(preset)
+    assert sum(scores) + changes.get("kyoutaku", 0) == rules.game.start_points * rules.players
+    return replace(initial_state(rules), scores=scores, **changes)
+
+
+# --- 1. tied final places share uma -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("preset", "scores", "kyoutaku", "final_scores", "result"),
+    [
+        # M-League: 同着の場合は順位点を分ける. 1st and 2nd tied: (+50 + +10) / 2 each.
+        ("mleague", (35000, 35000, 20000, 10000), 0, None, [35.0, 35.0, -20.0, -50.0]),
+        # Three tied for 1st: 50000 / 3 in hundreds is 16700, 16700, 16600 (the odd
+        # hundreds by seat order), so the table still sums to zero.
+        ("mleague", (33300, 33300, 33300, 100), 0, None, [20.0, 20.0, 19.9, -59.9]),
+        # WRC (uma +15/+5/-5/-15, "modified for ties"): 2nd and 3rd share (5 - 5) / 2.
+        ("wrc", (40000, 30000, 30000, 20000), 0, None, [25.0, 0.0, 0.0, -25.0]),
+        ("wrc", (30000,) * 4, 0, None, [0.0] * 4),
+        # EMA RCR: three tied for 1st share (15 + 5 - 5) / 3 = 5 each.
+        ("ema", (35000, 35000, 35000, 15000), 0, None, [10.0, 10.0, 10.0, -30.0]),
+        # EMA: tied players also share the riichi bets left on the table at the end.
+        (
+            "ema",
+            (44500, 44500, 16000, 14000),
+            1000,
+            [45000, 45000, 16000, 14000],
+            [25.0, 25.0, -19.0, -31.0],
+        ),
+        # Tenhou: 同点は起家に近い方が上位 - seat order, uma not shared.
+        ("tenhou", (25000,) * 4, 0, None, [35.0, 5.0, -15.0, -25.0]),
+    ],
+)
+def test_tied_places(
+    preset: str,
+    scores: tuple[int, ...],
+    kyoutaku: int,
+    final_scores: list[int] | None,
+    result: list[float],
+) -> None:
+    final = finish(state_with(preset, scores, kyoutaku=kyoutaku), "last_round")
+    # The ranking among tied players stays by seat order.
+    assert list(final.ranking) == sorted(range(4), key=lambda s: (-final.scores[s], s))
+    assert list(final.scores) == (final_scores or list(scores))
+    assert list(final.result) == result
+    assert abs(sum(final.result)) < 1e-9
+
+
+def test_tied_groups_and_even_split() -> None:
+    scores = (30000, 20000, 30000, 20000)
+    assert tied_groups(scores, (0, 2, 1, 3)) == [[0, 1], [2, 3]]
+    assert split_evenly(50000, 3) == [16700, 16700, 16600]
+    assert split_evenly(-20000, 3) == [-6600, -6700, -6700]
+    assert split_evenly(1000, 2) == [500, 500]
+
+
+# --- 2. chombo penalties after ranking and uma ------------------------------------------
+
+
+@pytest.mark.parametrize("preset", ["mleague", "wrc", "ema"])
+def test_chombo_penalty_never_changes_a_place(preset: str) -> None:
+    # M-League: チョンボは20000点相当の罰符 (-20.0 after the game); WRC: penalties are
+    # applied to the overall score, after uma; EMA RCR 2016: chombo is -20 from the final
+    # score, after the rank bonus. Seat 0 is top on the table and stays 1st.
+    rules = load_rules(preset)
+    start = rules.game.start_points
+    scores = (start + 15000, start + 5000, start - 5000, start - 15000)
+    state = state_with(preset, scores, final_penalties=(20000, 0, 0, 0))
+    final = finish(state, "last_round")
+    clean = finish(state_with(preset, scores), "last_round")
+    assert final.ranking == clean.ranking == (0, 1, 2, 3)
+    assert final.scores == scores
+    assert final.penalties == (20000, 0, 0, 0)
+    assert final.result[0] == round(clean.result[0] - 20, 1)
+    assert final.result[1:] == clean.result[1:]
+    assert final.as_dict()["penalties"] == [20000, 0, 0, 0]
+
+
+def test_penalty_without_result_points_comes_off_the_score_after_ranking() -> None:
+    rules = load_rules("kenko")
+    custom = replace(rules, penalties=replace(rules.penalties, chombo="final"))
+    state = replace(
+        initial_state(custom),
+        scores=(30000, 29000, 21000, 20000),
+        final_penalties=(2000, 0, 0, 0),
+    )
+    final = finish(state, "time_up")
+    assert final.ranking == (0, 1, 2, 3)  # 28000 < 29000 on paper, still 1st
+    assert final.scores == (28000, 29000, 21000, 20000)
+
+
+# --- 3. kyoutaku on a multiple ron ------------------------------------------------------
+
+EMA_DOUBLE_RON = [
+    # E1: seat 3 declares riichi and is tenpai at the draw; the stick stays on the table.
+    {"type": "riichi", "seat": 3},
+    {"type": "draw", "tenpai": [3]},
+    # E2 (dealer seat 1), 1 honba: seats 1 and 2 declare riichi, then both ron seat 0.
+    {"type": "riichi", "seat": 1},
+    {"type": "riichi", "seat": 2},
+    {
+        "type": "ron",
+        "from": 0,
+        "winners": [{"seat": 2, "han": 3, "fu": 30}, {"seat": 1, "han": 1, "fu": 30}],
+    },
+]
+
+
+def test_ema_multiple_ron_own_stick_back_rest_to_nearest() -> None:
+    # EMA RCR 2016 (multiple ron): each winner gets the counters from the discarder; a
+    # winner whose riichi stick is on the table in this hand takes it back; the other
+    # sticks go to the winner nearest the discarder in turn order (seat 1 here).
+    out = play("ema", *EMA_DOUBLE_RON)
+    hand = out["hands"][-1]
+    assert hand["winners"] == [1, 2]
+    # Seat 1 (dealer): 1500 + 300 + seat 3's stick and its own = +3800, less its stick.
+    # Seat 2: 3900 + 300 + its own stick back, less its stick.
+    assert hand["deltas"] == [-6000, 2800, 4200, 0]
+    assert out["kyoutaku"] == 0
+
+
+def test_nearest_takes_every_stick() -> None:
+    rules = load_rules("ema")
+    nearest = replace(rules, flow=replace(rules.flow, multiple_ron_deposits="nearest"))
+    state = initial_state(nearest)
+    for line in EMA_DOUBLE_RON:
+        state, _ = step(state, parse_event(line))
+    # After E1 (29000, 29000, 29000, 32000) and 1000 on the table; seat 1 takes all 3000.
+    assert state.scores == (23000, 29000 + 1800 + 3000 - 1000, 29000 + 4200 - 1000, 32000)
+
+
+# --- 4. kenko chombo returns every deposit of the hand ----------------------------------
+
+
+def test_kenko_chombo_returns_riichi_and_false_call_deposits() -> None:
+    # kenko (seed 002): その際、積み場は増えず、その局に出た供託は出した人に返す.
+    out = play(
+        "kenko",
+        {"type": "riichi", "seat": 2},
+        {"type": "draw", "tenpai": [2]},  # E1: this stick stays (an earlier hand's)
+        {"type": "false_call", "seat": 3},  # E2: a 1000 false-call deposit
+        {"type": "riichi", "seat": 1},
+        {"type": "discard", "seat": 1},
+        {"type": "chombo", "seat": 0},
+    )
+    chombo = out["hands"][-1]
+    assert chombo["result"] == "chombo"
+    # 3000 to each; the false call and the riichi stick went out and came back.
+    assert chombo["deltas"] == [-9000, 3000, 3000, 3000]
+    assert out["kyoutaku"] == 1000  # the E1 stick stays on the table
+    assert out["scores"] == [24000 - 9000, 24000 + 3000, 27000 + 3000, 24000 + 3000]
+
+
+def test_jboy_chombo_returns_only_riichi_sticks() -> None:
+    # J-BOY (seed 001): リーチ棒はリーチ者に戻り - the false-call 罰符 stays on the table.
+    out = play(
+        "jboy",
+        {"type": "false_call", "seat": 3},
+        {"type": "riichi", "seat": 1},
+        {"type": "discard", "seat": 1},
+        {"type": "chombo", "seat": 0},
+    )
+    assert out["hands"][-1]["deltas"] == [-9000, 3000, 3000, 2000]
+    assert out["kyoutaku"] == 1000
+
+
+# --- 5. ariari nagashi mangan flows like a win ------------------------------------------
+
+
+def where(out: dict[str, Any]) -> tuple[str, int, int]:
+    return out["round"]["wind"], out["round"]["number"], out["honba"]
+
+
+NOTEN = {"type": "draw", "tenpai": []}
+
+
+@pytest.mark.parametrize(
+    ("preset", "nagashi", "tenpai", "deltas", "after"),
+    [
+        # ariari (seed 000): 流局時にマンガンのアガリ扱いとなり積み棒もアガリ点に加算（親の場合は
+        # 連荘）. E2 1 honba, seat 2 (not the dealer): 2000/4000 + 100 each; the deal
+        # passes and the honba are cleared, as after any non-dealer win.
+        ("ariari", [2], [], [-2100, -4100, 8300, -2100], ("E", 3, 0)),
+        # ... even when the dealer was tenpai.
+        ("ariari", [2], [1], [-2100, -4100, 8300, -2100], ("E", 3, 0)),
+        # The dealer's nagashi: 4000 all + 100 each, the dealer repeats with honba +1.
+        ("ariari", [1], [], [-4100, 12300, -4100, -4100], ("E", 2, 2)),
+        # Tenhou: 連荘は親のテンパイに依る - a draw like any other, honba +1.
+        ("tenhou", [2], [], [-2100, -4100, 8300, -2100], ("E", 3, 2)),
+    ],
+)
+def test_nagashi_flow(
+    preset: str,
+    nagashi: list[int],
+    tenpai: list[int],
+    deltas: list[int],
+    after: tuple[str, int, int],
+) -> None:
+    first = NOTEN if preset == "ariari" else {"type": "draw", "tenpai": [1]}
+    out = play(preset, first, {"type": "draw", "tenpai": tenpai, "nagashi": nagashi})
+    assert out["hands"][0]["round"]["number"] == 1
+    assert (out["hands"][1]["round"]["number"], out["hands"][1]["honba"]) == (2, 1)
+    assert out["hands"][1]["deltas"] == deltas
+    assert where(out) == after
+
+
+# --- 6. final rounding: the top makes the sum zero --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("preset", "scores", "result"),
+    [
+        # J-BOY (seed 001): 百点単位は四捨五入. Each seat but the top on its own:
+        # 31500 -> 32000 -> +2; 14600 -> 15000 -> -15; 13900 -> 14000 -> -16; the top
+        # gets what makes zero (+29, where rounding it too would give +30: a sum of +1).
+        ("jboy", (40000, 31500, 14600, 13900), [29.0, 2.0, -15.0, -16.0]),
+        ("jboy", (25500, 25500, 24500, 24500), [14.0, -4.0, -5.0, -5.0]),
+        # jboy-sanma (35000/40000, 箱下計算無し): -7000 settles as 0 -> -40.
+        ("jboy-sanma", (60000, 52000, -7000), [28.0, 12.0, -40.0]),
+        # Tenhou rounds the same way (終了時の得点は1000点未満を四捨五入).
+        ("tenhou", (25500, 25500, 24500, 24500), [34.0, 6.0, -15.0, -25.0]),
+    ],
+)
+def test_rounded_results_sum_to_zero(
+    preset: str, scores: tuple[int, ...], result: list[float]
+) -> None:
+    final = finish(state_with(preset, scores), "last_round")
+    assert list(final.result) == result
+    assert abs(sum(final.result)) < 1e-9
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_results_before_penalties_sum_to_zero_in_many_games(preset: str) -> None:
+    rules = load_rules(preset)
+    rng = random.Random(f"zero-sum-{preset}")
+    finished = 0
+    for _ in range(120):
+        state = initial_state(rules)
+        for _ in range(600):
+            event = parse_event(json.loads(json.dumps(random_event(rng, rules))))
+            state, effects = step(state, event)
+            if any(isinstance(e, GameOver) for e in effects):
+                break
+        if state.final is None:
+            continue
+        finished += 1
+        final = state.final
+        lost = state.kyoutaku if rules.game.leftover_deposits == "lost" else 0
+        if final.result:
+            penalties = final.penalties or (0,) * rules.players
+            before = [r + p / 1000 for r, p in zip(final.result, penalties, strict=True)]
+            # Zero, less the riichi sticks WRC declares lost at the end.
+            assert abs(sum(before) + lost / 1000) < 1e-6, (final, lost)
+        assert list(final.ranking) == sorted(
+            range(rules.players), key=lambda s: (-_table_score(state, s), s)
+        )
+    assert finished >= 100
+
+
+def _table_score(state: GameState, seat: int) -> int:
+    """The final table score before penalties taken from it (presets without results)."""
+    assert state.final is not None
+    penalty = state.final.penalties[seat] if state.final.penalties and not state.final.result else 0
+    return state.final.scores[seat] + penalty
+
+
+# --- 7. Tenhou's West round: the dealer repeat first ------------------------------------
+
+
+def west(scores: tuple[int, ...], dealer: int = 0) -> GameState:
+    return state_with("tenhou", scores, round_index=2, dealer=dealer, extension=True)
+
+
+def test_tenhou_west_dealer_repeat_goes_on_past_30000() -> None:
+    # Tenhou (kobalab / tenhou.net/man, サドンデス): 親の連荘+子の3万点超えが同時に発生した
+    # 場合は連荘を優先する.
+    state, effects = step(
+        west((27000, 29000, 24000, 20000)), parse_event({"type": "draw", "tenpai": [0, 1]})
+    )
+    assert not state.finished
+    assert (state.round_index, state.dealer, state.honba) == (2, 0, 1)
+    assert state.scores[1] == 30500
+
+
+def test_tenhou_west_dealer_top_with_30000_stops() -> None:
+    # 親がテンパイかつ30000点以上のトップ目ならテンパイヤメが成立して終局 - in any West hand.
+    state, _ = step(
+        west((29000, 28500, 22000, 20500)), parse_event({"type": "draw", "tenpai": [0, 1]})
+    )
+    assert state.final is not None and state.final.reason == "all_last_top"
+
+
+def test_tenhou_west_ends_when_the_deal_passes_with_30000() -> None:
+    state, _ = step(
+        west((27000, 29000, 24000, 20000)), parse_event({"type": "draw", "tenpai": [1]})
+    )
+    assert state.final is not None and state.final.reason == "extension_end"
+
+
+# --- the loader names replaced options ----------------------------------------------------
+
+
+def test_replaced_option_is_named(tmp_path: Any) -> None:
+    path = tmp_path / "old.toml"
+    path.write_text('extends = "ariari"\n[flow]\nnagashi_counts_as_win = true\n', "utf-8")
+    with pytest.raises(RulesConfigError, match="nagashi_flow"):
+        load_rules(str(path))
