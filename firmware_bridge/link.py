@@ -431,6 +431,8 @@ class Link:
         self._queue: collections.deque[_Outgoing] = collections.deque()
         self._rto = RETRANSMIT_TIMEOUT
         self._rto_deadline: float | None = None
+        #: When the timer task looks next (it is woken early only for an earlier deadline).
+        self._timer_at = float("inf")
         self._retries = 0
         # Round-trip estimate (s): smoothed RTT and its mean deviation; None until measured.
         self._srtt: float | None = None
@@ -775,6 +777,7 @@ class Link:
         loop = asyncio.get_running_loop()
         while True:
             next_at = self._on_tick(loop.time())
+            self._timer_at = next_at
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout_at(next_at):
@@ -913,7 +916,11 @@ class Link:
         if self._window and self._rto_deadline is None:
             self._rto = self._base_rto()
             self._rto_deadline = now + self._rto
-            self._wake.set()
+            # Under a steady flow each ack clears the deadline and the next send sets a
+            # later one; the timer, already due at the earlier one, then looks again.
+            # Waking it for every send cost a timeout context per command.
+            if self._rto_deadline < self._timer_at:
+                self._wake.set()
 
     # ---------------------------------------------------------------------------------------
     # Receiving
