@@ -89,6 +89,14 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self.resume_phase = "table_idle" if self.state.wall is None else "table_playing_turn"
         #: What each display and lamp slot was last sent (its field values).
         self.sent: dict[tuple[str, int], dict[str, Any]] = {}
+        #: Per seat: the state and console inputs its display fields were made from.
+        self._seat_memo: dict[int, tuple[GameState, tuple[Any, ...], dict[str, Any]]] = {}
+        #: The lamps and centre fields (without the clock) made from one state.
+        self._state_memo: tuple[GameState | None, list[dict[str, Any]], dict[str, Any]] = (
+            None,
+            [],
+            {},
+        )
         self.claim_deadline: float | None = None
         self.clock_started: float | None = None
         self.games_finished = 0
@@ -535,31 +543,64 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         tag = " LAST" if console.last_game else ""
         return fit(f"{wind} {score}{tag}"), fit(message)
 
-    def _display_fields(self) -> list[tuple[type[m.Message], dict[str, Any]]]:
-        """Every display and lamp command describing the table now, as a class and its
-        field values (cheap to compare; building the message validates every field)."""
+    def _seat_fields(self, seat: int) -> dict[str, Any]:
+        """A seat display's fields, remade only when what :meth:`seat_lines` reads changed
+        (a key press usually changes one seat's console and nothing else)."""
+        console = self.consoles[seat]
+        inputs = (
+            console.prompt,
+            console.typed,
+            console.message,
+            console.page,
+            console.last_game,
+            self.fault_text if self.faults else None,
+            self.tray_mismatch.get(seat),
+        )
+        memo = self._seat_memo.get(seat)
+        if memo is not None and memo[0] is self.state and memo[1] == inputs:
+            return memo[2]
+        line1, line2 = self.seat_lines(seat)
+        fields = {"seat": seat, "line1": line1, "line2": line2}
+        self._seat_memo[seat] = (self.state, inputs, fields)
+        return fields
+
+    def _state_fields(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The lamps and the centre display (clock left out), remade on a new state."""
         state = self.state
-        out: list[tuple[type[m.Message], dict[str, Any]]] = []
-        for seat in range(self.players):
-            line1, line2 = self.seat_lines(seat)
-            out.append((m.SeatDisplay, {"seat": seat, "line1": line1, "line2": line2}))
-            riichi = seat in state.riichi or seat == state.pending_riichi
-            lamps = {"seat": seat, "dealer": seat == state.dealer, "riichi": riichi}
-            out.append((m.SeatLamps, lamps))
+        if self._state_memo[0] is state:
+            return self._state_memo[1], self._state_memo[2]
+        lamps = [
+            {
+                "seat": seat,
+                "dealer": seat == state.dealer,
+                "riichi": seat in state.riichi or seat == state.pending_riichi,
+            }
+            for seat in range(self.players)
+        ]
         wall = state.wall
-        clock = None
-        limit = self.rules.game.time_limit_minutes
-        if limit is not None and self.clock_started is not None:
-            clock = max(0, int(limit * 60 - (self.now() - self.clock_started)))
         centre = {
             "round_wind": m.Wind(state.round_index % 4),
             "round_number": state.dealer + 1,
             "honba": min(state.honba, 255),
             "deposits": min(state.kyoutaku // 1000, 255),
             "tiles_left": min(wall.live_left, 136) if wall is not None else 0,
-            "clock": clock,
         }
-        out.append((m.CentreDisplay, centre))
+        self._state_memo = (state, lamps, centre)
+        return lamps, centre
+
+    def _display_fields(self) -> list[tuple[type[m.Message], dict[str, Any]]]:
+        """Every display and lamp command describing the table now, as a class and its
+        field values (cheap to compare; building the message validates every field)."""
+        out: list[tuple[type[m.Message], dict[str, Any]]] = []
+        lamps, centre = self._state_fields()
+        for seat in range(self.players):
+            out.append((m.SeatDisplay, self._seat_fields(seat)))
+            out.append((m.SeatLamps, lamps[seat]))
+        clock = None
+        limit = self.rules.game.time_limit_minutes
+        if limit is not None and self.clock_started is not None:
+            clock = max(0, int(limit * 60 - (self.now() - self.clock_started)))
+        out.append((m.CentreDisplay, {**centre, "clock": clock}))
         return out
 
     def refresh(self, force: bool = False) -> None:
