@@ -320,6 +320,10 @@ class _Dropped(Exception):
 
 
 _CLOSED: Final = object()
+_SYN = int(Flags.SYN)
+_ACK = int(Flags.ACK)
+_RELIABLE = int(Flags.RELIABLE)
+_ACK_RELIABLE = Flags.ACK | Flags.RELIABLE
 _SEQ_MOD = 256
 _HALF = 128
 
@@ -895,7 +899,8 @@ class Link:
 
     def _transmit(self, out: _Outgoing) -> None:
         flags, ack = self._ack_fields()
-        self._write(Frame(flags | Flags.RELIABLE, out.seq, ack, out.msg.MSG_TYPE, out.payload))
+        flags = _ACK_RELIABLE if flags is Flags.ACK else Flags.RELIABLE
+        self._write(Frame(flags, out.seq, ack, out.msg.MSG_TYPE, out.payload))
 
     def _flush_ack(self) -> None:
         if self._ack_pending and self._up:
@@ -943,7 +948,8 @@ class Link:
         # With signing only verified frames are life: a forger must not keep a dead peer
         # looking alive (the table would not stop its motors when the host is gone).
         self._last_rx = now
-        if frame.flags & Flags.SYN:
+        flags = int(frame.flags)  # int bit tests: IntFlag's & runs Python code
+        if flags & _SYN:
             if self.role is Role.DEVICE and frame.msg_type == Hello.MSG_TYPE:
                 self._on_hello(frame)
             elif self.role is Role.HOST and frame.msg_type == HelloReply.MSG_TYPE:
@@ -957,12 +963,11 @@ class Link:
             return
         if not self._up:
             return  # no session: nothing to ack against; the peer will hello or time out
-        if frame.flags & Flags.ACK:
+        if flags & _ACK:
             self._on_ack(frame.ack)
-        if frame.msg_type == Heartbeat.MSG_TYPE and not frame.flags & Flags.RELIABLE:
-            self._on_heartbeat(frame)
-            return
-        if not frame.flags & Flags.RELIABLE:
+        if not flags & _RELIABLE:
+            if frame.msg_type == Heartbeat.MSG_TYPE:
+                self._on_heartbeat(frame)
             return
         self._ack_pending = True
         distance = (frame.seq - self._rx_next) % _SEQ_MOD

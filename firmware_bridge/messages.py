@@ -313,6 +313,8 @@ class Enum8(WireType):
         self.cls = cls
 
     def check(self, value: Any, where: str) -> Any:
+        if type(value) is self.cls:
+            return value  # already a member: calling the enum again costs a microsecond
         try:
             return self.cls(value)
         except ValueError:
@@ -510,13 +512,13 @@ class Message:
         """Decode a payload; raises :class:`ProtocolError` if it does not fit the schema.
         Trailing bytes after the known fields are ignored (minor-version additions)."""
         pos = 0
-        values: dict[str, Any] = {}
+        # Each wire type's decode checks and normalises exactly as its check does, so the
+        # message is built without running the checks a second time (every frame in).
+        message = object.__new__(cls)
         for field, wire in cls.FIELDS:
-            values[field], pos = wire.decode(payload, pos)
-        try:
-            return cls(**values)
-        except (TypeError, ValueError) as exc:  # pragma: no cover - decode already checks
-            raise ProtocolError(f"{cls.__name__}: {exc}") from None
+            value, pos = wire.decode(payload, pos)
+            object.__setattr__(message, field, value)
+        return message
 
     @classmethod
     def describe(cls) -> str:

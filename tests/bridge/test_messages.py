@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from firmware_bridge.codec import Flags, Frame, decode_packet, encode_frame
@@ -235,3 +237,15 @@ def test_unknown_capability_bits_survive() -> None:
     raw[-1] |= 0x80  # a capability from a newer firmware
     decoded = HelloReply.from_bytes(bytes(raw))
     assert int(decoded.capabilities) & 0x8000
+
+
+def test_decoding_builds_the_same_message_as_the_constructor() -> None:
+    # from_bytes sets the decoded fields directly (no second check): that is only right
+    # while every dataclass field is a wire field and decode normalises like check.
+    for cls in MESSAGES.values():
+        assert [f.name for f in dataclasses.fields(cls)] == [name for name, _ in cls.FIELDS]
+    for name, message in SAMPLES.items():
+        decoded = type(message).from_bytes(message.to_bytes())
+        assert decoded == message, name
+        rebuilt = type(message)(**{f: getattr(decoded, f) for f, _ in message.FIELDS})
+        assert rebuilt == decoded and hash(rebuilt) == hash(decoded), name
