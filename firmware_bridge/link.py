@@ -307,7 +307,8 @@ class Delivery:
 class _Outgoing:
     msg: Message
     payload: bytes
-    future: asyncio.Future[None]
+    #: Completed on the ack; None for :meth:`Link.post_nowait` (nobody waits for it).
+    future: asyncio.Future[None] | None
     seq: int = -1
     #: When it was first sent (loop time), for round-trip samples.
     sent_at: float = 0.0
@@ -565,6 +566,18 @@ class Link:
 
     def post(self, msg: Message) -> asyncio.Future[None]:
         """Queue ``msg`` without waiting; the returned future completes like :meth:`send`."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        fut.add_done_callback(_consume_exception)
+        self._enqueue(msg, fut)
+        return fut
+
+    def post_nowait(self, msg: Message) -> None:
+        """Queue ``msg`` like :meth:`post` for a caller that never waits for its ack (a
+        display command, a key event): no future, so none to complete and no callback to
+        run per message. It raises as :meth:`post` does."""
+        self._enqueue(msg, None)
+
+    def _enqueue(self, msg: Message, fut: asyncio.Future[None] | None) -> None:
         want = Direction.COMMAND if self.role is Role.HOST else Direction.EVENT
         if not isinstance(msg, Message) or msg.DIRECTION is not want:
             raise TypeError(
@@ -578,11 +591,8 @@ class Link:
             raise LinkDown(f"{self.name}: link to the table is down ({self._last_reason})")
         if self.role is Role.DEVICE and len(self._queue) + len(self._window) >= DEVICE_QUEUE_MAX:
             raise SendFailed(f"{self.name}: {DEVICE_QUEUE_MAX} events waiting for the host")
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        fut.add_done_callback(_consume_exception)
         self._queue.append(_Outgoing(msg, msg.to_bytes(), fut))
         self._pump()
-        return fut
 
     async def wait_up(self) -> HelloReply | Hello:
         """Wait until a session is up and return the peer's hello (reply). Wrap it in
@@ -758,7 +768,7 @@ class Link:
 
     def _fail_all(self, exc: BaseException) -> None:
         for out in (*self._window, *self._queue):
-            if not out.future.done():
+            if out.future is not None and not out.future.done():
                 out.future.set_exception(exc)
         self._window.clear()
         self._queue.clear()
@@ -833,7 +843,7 @@ class Link:
             )
             if self.role is Role.HOST:
                 self._stats.send_failures += 1
-                if not head.future.done():
+                if head.future is not None and not head.future.done():
                     head.future.set_exception(SendFailed(f"{self.name}: {reason}"))
                 raise _Dropped(reason)
             self._lose_session(reason)  # device keeps the events for the next session
@@ -1032,7 +1042,7 @@ class Link:
             return False  # nothing new, or a stale/garbled ack
         for _ in range(done):
             out = self._window.popleft()
-            if not out.future.done():
+            if out.future is not None and not out.future.done():
                 out.future.set_result(None)
         if not out.resent:
             self._sample_rtt(asyncio.get_running_loop().time() - out.sent_at)

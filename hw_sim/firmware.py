@@ -350,7 +350,7 @@ class SimFirmware:
                 _log.info("%s: firmware stopped, %s lost", self.name, type(msg).__name__)
             return
         try:
-            link.post(msg)
+            link.post_nowait(msg)
         except SendFailed:
             # The device queue is full: drop, count, and say so once the host drains it.
             self._overflow_dropped += 1

@@ -244,7 +244,7 @@ class Daemon:
         if link is None:
             return
         try:
-            link.post(msg)
+            link.post_nowait(msg)
         except LinkDown:
             # Displays are re-sent in full after the reconnect; nothing else to do now.
             log.debug("[%s] not sent while the link is down: %s", self.config.table_id, msg)

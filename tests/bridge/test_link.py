@@ -99,6 +99,25 @@ async def test_clean_exchange_and_stats() -> None:
         assert stats.as_dict()["duplicates_dropped"] == 0
 
 
+@pytest.mark.parametrize("profile", ["clean", "drop_20"])
+async def test_post_nowait_delivers_exactly_once_without_a_future(profile: str) -> None:
+    # Fire-and-forget sends (displays, key events) still ride the reliable window: lost
+    # frames are retransmitted and nothing is left waiting once everything is acked.
+    faults = {} if profile == "clean" else {"drop": 0.2}
+    async with link_pair(
+        host_faults={"seed": 5, **faults}, device_faults={"seed": 6, **faults}
+    ) as (host, device):
+        cmds, evts = commands(40), events(40)
+        for cmd, evt in zip(cmds, evts, strict=True):
+            host.post_nowait(cmd)
+            device.post_nowait(evt)
+        async with asyncio.timeout(30):
+            got_cmds, got_evts = await asyncio.gather(collect(device, 40), collect(host, 40))
+        assert got_cmds == cmds and got_evts == evts
+        with pytest.raises(TypeError):
+            host.post_nowait(evts[0])  # a host sends commands only
+
+
 FAULTS: dict[str, dict[str, Any]] = {
     "byte_at_a_time": {"byte_at_a_time": True},
     "drop_20": {"drop": 0.2},

@@ -31,7 +31,7 @@ class FakeLink:
         self.acked: list[Delivery] = []
         self.held = False
 
-    def post(self, msg: m.Message) -> Any:
+    def post_nowait(self, msg: m.Message) -> Any:
         self.posted.append(msg)
 
     def acknowledge(self, delivery: Delivery) -> None:

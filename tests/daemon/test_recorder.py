@@ -87,7 +87,7 @@ class _Link:
     def __init__(self) -> None:
         self.posted: list[m.Message] = []
 
-    def post(self, msg: m.Message) -> Any:
+    def post_nowait(self, msg: m.Message) -> Any:
         self.posted.append(msg)
 
 
