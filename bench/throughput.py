@@ -135,6 +135,7 @@ async def bench_pipelined(presses: int, tmp: Path, idle_s: float = 10.0) -> dict
         assert fw.link is not None
         before = fw.link.stats.as_dict()
         cpu_before = common.cpu_s(proc.pid)
+        table_cpu_before = time.process_time()
         written_before = common.write_bytes(proc.pid)
         sent = 0
         start = time.perf_counter()
@@ -147,6 +148,7 @@ async def bench_pipelined(presses: int, tmp: Path, idle_s: float = 10.0) -> dict
                 await answered.wait()
         elapsed = time.perf_counter() - start
         daemon_cpu = common.cpu_s(proc.pid) - cpu_before
+        table_cpu = time.process_time() - table_cpu_before
         after = fw.link.stats.as_dict()
         await asyncio.sleep(1.0)  # the last presses' writes, if any, reach the disk
         written = common.write_bytes(proc.pid) - written_before
@@ -170,6 +172,14 @@ async def bench_pipelined(presses: int, tmp: Path, idle_s: float = 10.0) -> dict
         "line_frames_per_s": round(line_fps, 1),
         "line_rate_multiple": round(frames / elapsed / line_fps, 2),
         "daemon_cpu_share": round(daemon_cpu / elapsed, 2),
+        # The simulated table runs in this process: when its share nears 1 while the
+        # daemon's does not, the table is what limits the measured rate.
+        "table_cpu_share": round(table_cpu / elapsed, 2),
+        # What the daemon would carry with a core to itself: the measured multiple over
+        # its CPU share (frames per daemon CPU-second against the line's frames/s).
+        "line_rate_multiple_daemon_bound": round(
+            frames / max(daemon_cpu, 1e-9) / line_fps, 1
+        ),
         "daemon_cpu_us_per_press": round(daemon_cpu / presses * 1e6, 1),
         "journal_bytes_per_press": round(written / presses, 1),
         "idle_s": idle_s,
