@@ -77,12 +77,15 @@ def write_config(folder: Path, device: str, preset: str, journal: Path, table_id
     return config
 
 
-async def start_daemon(config: Path, log: Path) -> asyncio.subprocess.Process:
-    """``tablectl run --config CONFIG`` as a child process (output appended to ``log``)."""
+async def start_daemon(
+    config: Path, log: Path, env: dict[str, str] | None = None
+) -> asyncio.subprocess.Process:
+    """``tablectl run --config CONFIG`` as a child process (output appended to ``log``;
+    ``env``: the child's whole environment, default this process's)."""
     with log.open("ab") as handle:
         return await asyncio.create_subprocess_exec(
             sys.executable, "-m", "tablectl.cli", "run", "--config", str(config),
-            stdout=handle, stderr=handle,
+            stdout=handle, stderr=handle, env=env,
         )  # fmt: skip
 
 

@@ -89,14 +89,18 @@ class Flags(enum.IntFlag):
     SIGNED = 0x08
 
 
-#: Every flags byte as a Flags value: an IntFlag built by a call costs a microsecond.
-_FLAGS_BY_BYTE: tuple[Flags, ...] = tuple(Flags(byte) for byte in range(256))
+#: Flags bytes seen so far as Flags values: an IntFlag built by a call costs a
+#: microsecond per frame, and building all 256 at import costs milliseconds of start-up.
+_FLAGS_BY_BYTE: dict[int, Flags] = {}
 _SIGNED_BIT = int(Flags.SIGNED)
 
 
 def flags_of(byte: int) -> Flags:
-    """The :class:`Flags` of a flags byte (from a table)."""
-    return _FLAGS_BY_BYTE[byte]
+    """The :class:`Flags` of a flags byte (each value built once)."""
+    flags = _FLAGS_BY_BYTE.get(byte)
+    if flags is None:
+        flags = _FLAGS_BY_BYTE[byte] = Flags(byte)
+    return flags
 
 
 def crc16(data: bytes) -> int:
@@ -218,7 +222,7 @@ def decode_packet(packet: bytes) -> Frame:
     want = crc16(body[:-CRC_LEN])
     if got != want:
         raise FrameError("crc", f"CRC mismatch: frame says {got:#06x}, body gives {want:#06x}")
-    flags = _FLAGS_BY_BYTE[body[1]]
+    flags = _FLAGS_BY_BYTE.get(body[1]) or flags_of(body[1])
     payload = body[HEADER_LEN:-CRC_LEN]
     signature = None
     if body[1] & _SIGNED_BIT:
