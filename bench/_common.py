@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import statistics
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -160,3 +161,23 @@ def rounded(value: Any, digits: int = 3) -> Any:
     if isinstance(value, list):
         return [rounded(v, digits) for v in value]
     return value
+
+
+def cpu_probe_us(rounds: int = 2000) -> float:
+    """Microseconds one round of a fixed CPython workload takes here (dict, str and int
+    work, like the daemon's). Run on a Pi, the ratio of the two probes turns this
+    machine's per-press CPU into the Pi's without an estimate."""
+
+    def workload() -> int:
+        table: dict[str, int] = {}
+        for i in range(1000):
+            table[str(i)] = i * 2
+        return sum(table.values())
+
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(rounds // 3):
+            workload()
+        best = min(best, (time.perf_counter() - t0) / (rounds // 3))
+    return round(best * 1e6, 1)

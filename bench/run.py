@@ -31,7 +31,13 @@ import _common as common
 import footprint
 import latency
 import soak
+import startup
 import throughput
+
+#: A Raspberry Pi 4 (Cortex-A72, 1.5 GHz) runs this daemon's CPython code about this many
+#: times slower than the machine the figures come from: an estimate, see
+#: docs/performance.md ("A Pi-class board") for how it was derived.
+PI_FACTOR = 4.5
 
 QUICK = {
     "presses": 2000,
@@ -44,6 +50,8 @@ QUICK = {
     "soak_periods": {"unplug": 6, "kill": 5, "reboot": 12},
     "soak_timeout": 45.0,
     "soak_workers": 1,
+    "idle_s": 10.0,
+    "starts": 5,
 }
 FULL = {
     "presses": 10000,
@@ -56,6 +64,8 @@ FULL = {
     "soak_periods": {"unplug": 50, "kill": 100, "reboot": 200},
     "soak_timeout": soak.GAME_TIMEOUT_S,
     "soak_workers": 2,
+    "idle_s": 60.0,
+    "starts": 5,
 }
 
 
@@ -67,12 +77,20 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
     timings["latency_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     thr = asyncio.run(
-        throughput.run(sizes["games_per_preset"], sizes["presets"], sizes["pipelined_presses"])
+        throughput.run(
+            sizes["games_per_preset"],
+            sizes["presets"],
+            sizes["pipelined_presses"],
+            sizes["idle_s"],
+        )
     )
     timings["throughput_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     foot = asyncio.run(footprint.run(sizes["footprint_games"], "tenhou"))
     timings["footprint_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    start = asyncio.run(startup.run(sizes["starts"], "tenhou"))
+    timings["startup_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     soaked = asyncio.run(
         soak.run(
@@ -84,6 +102,8 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
         )
     )
     timings["soak_s"] = time.perf_counter() - t0
+    pipelined = thr["pipelined"] or {}
+    cpu_us = pipelined.get("daemon_cpu_us_per_press")
     return {
         "latency_p99_us": lat["latency_p99_us"],
         "echo_p99_us": lat["echo_p99_us"],
@@ -91,9 +111,23 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
         "games_per_s": thr["games_per_s"],
         "line_rate_multiple": thr["line_rate_multiple"],
         "line_rate_multiple_pipelined": thr["line_rate_multiple_pipelined"],
+        "line_rate_multiple_daemon_bound": pipelined.get("line_rate_multiple_daemon_bound"),
+        "daemon_cpu_us_per_press": cpu_us,
+        "pi_estimate_cpu_us_per_press": round(cpu_us * PI_FACTOR, 1) if cpu_us else None,
+        "pi_estimate_factor": PI_FACTOR,
+        "cpu_probe_us": common.cpu_probe_us(),
+        "journal_bytes_per_press": pipelined.get("journal_bytes_per_press"),
+        "idle_bytes_written": pipelined.get("idle_bytes_written"),
+        "idle_s": pipelined.get("idle_s"),
+        "journalled_p50_us": lat.get("journalled_p50_us"),
+        "journalled_p99_us": lat.get("journalled_p99_us"),
+        "journalled_floor_us": lat["journalled_floor_us"],
+        "journalled_ratio": lat.get("journalled_ratio"),
+        "fsync_p50_us": lat["fsync"]["p50_us"],
         "rss_mb_start": foot["rss_mb_start"],
         "rss_mb_after": foot["rss_mb_after"],
-        "start_to_display_s": foot["start_to_display_s"],
+        "start_to_display_s": start["start_to_display_s"],
+        "start_to_display_cold_s": start["start_to_display_cold_s"],
         "soak_games": soaked["soak_games"],
         "soak_mismatches": soaked["soak_mismatches"],
         "machine": common.machine(),
@@ -102,6 +136,7 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
             "latency": lat,
             "throughput": thr,
             "footprint": foot,
+            "startup": start,
             "soak": common.rounded(soaked, 2),
         },
     }
