@@ -23,8 +23,11 @@ class EntryFlow(ConsoleHost):
             entries={s: WinEntry(seat=s) for s in seats},
         )
         for seat in seats:
+            # A new entry starts clean: a refusal of some earlier key (a key resent after
+            # a daemon restart, say) must not show under HAN? as if the entry were refused.
             self.consoles[seat].prompt = "HAN?"
             self.consoles[seat].typed = ""
+            self.consoles[seat].message = ""
         await self._trigger("enter_result")
 
     async def _han_prompt(self, seat: int, key: m.Key) -> None:

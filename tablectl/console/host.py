@@ -248,7 +248,9 @@ class ConsoleHost:
         if self.phase not in spec.phases:
             raise FlowError(f"prompt {prompt} opened in {self.phase}")
         console = self.consoles[seat]
-        console.prompt, console.typed = prompt, typed
+        # A prompt opens with a clean second line; a caller that has something to say
+        # there sets it after opening.
+        console.prompt, console.typed, console.message = prompt, typed, ""
 
     def _note(self, kind: str, seat: int | None, detail: dict[str, Any] | None = None) -> None:
         """Journal and publish something staff may look up later."""

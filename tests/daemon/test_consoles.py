@@ -132,6 +132,19 @@ async def test_a_key_a_prompt_does_not_take_is_refused_with_the_keys_it_takes() 
     assert after["consoles"][0]["prompt"] == "HAN?"
 
 
+async def test_a_win_entry_opens_clean_after_an_earlier_refusal() -> None:
+    # A key refused while no prompt stands (here FU, say resent by the table after a
+    # daemon restart) must not show under the HAN? of a win declared afterwards: the
+    # player (and the simulator's bots) would read it as the entry being refused.
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.OK)
+    assert rig.lines(0)[1].startswith("! ")
+    await rig.key(0, K.TSUMO)
+    assert rig.lines(0) == ("HAN?", "")
+
+
 async def test_confirm_takes_only_ok_and_cancel_and_never_fires_a_missing_transition() -> None:
     rig = Rig()
     await rig.up()
