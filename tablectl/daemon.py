@@ -17,7 +17,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import firmware_bridge
@@ -83,6 +83,9 @@ class JournalRecorder:
         self.stored: LinkPosition | None = journal.link_position()
         #: The table controller's console state, stored with the position.
         self.flow = flow
+        #: A cheap summary of the console state's durable part (no pages, messages or
+        #: clock): when a group changes it, the group is journalled like an event.
+        self.flow_key: Callable[[], Hashable] = lambda: None
         #: Events journalled in the current game (the stored flow names it).
         self.game_events = journal.game(game_id).event_count if game_id is not None else 0
         self._batch: list[ev.Event | None] | None = None
@@ -120,20 +123,24 @@ class JournalRecorder:
 
         So after a crash the journal has all of it and the table does not resend those
         events, or none of it and the table does. Table events that journal nothing (a
-        score page, a key that moves a prompt) write nothing of their own: their position
-        rides on the next commit. A restarted daemon then resumes an older console flow,
-        and the table, which had them acknowledged, does not send them again: those keys
-        are lost, never replayed into a console that no longer has their prompt. To keep
+        score page, a refused key) write nothing of their own: their position rides on the
+        next commit, and after a crash the table, which had them acknowledged, does not
+        send them again; nothing but a page or a message is lost with them. A key that
+        changes what the consoles are doing (a prompt opened, a digit typed, a claim
+        answered) changes the stored console flow, so its group is committed like an
+        event's: a restarted daemon resumes exactly the consoles the table's
+        acknowledged keys made, and the players' next keys mean what they meant. To keep
         the stored position within half the link's 8-bit sequence space of the table's
         (a stale one must never look like a new acknowledgement), it is written on its
         own, without an fsync, once it lags :data:`POSITION_LAG_MAX` events behind."""
         self._batch = []
         self.flow_void = False
+        flow_before = self.flow_key()
         try:
             with self.journal.batch():
                 yield
                 position = self.position()
-                journalled = bool(self._batch)
+                journalled = bool(self._batch) or self.flow_key() != flow_before
                 if position is not None and journalled:
                     self.journal.set_link_position(position, flow=self._flow_text())
                     self.stored = position
@@ -321,6 +328,7 @@ class Daemon:
             table.on_hand_settled = lambda record: on_hand(table, record)
         self.table = table
         recorder.flow = table.flow_snapshot
+        recorder.flow_key = table.flow_key
         flow = recorder.stored_flow() if resumed is not None else None
         if flow is not None:
             try:

@@ -11,7 +11,7 @@ The key flows and prompts are specified in docs/console.md.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from firmware_bridge import messages as m
@@ -157,6 +157,40 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             "staff_failures": self.staff.failures,
             "staff_locked_s": round(self.staff.locked_for(), 3),
         }
+
+    def flow_key(self) -> Hashable:
+        """The durable part of :meth:`flow_snapshot` as a cheap comparable value: what the
+        consoles are doing, without display pages, messages or the running clock. The
+        daemon compares it before and after a group of table events to know whether the
+        stored console flow must be committed with the group."""
+        pending: tuple[Any, ...] | None = None
+        if self.pending is not None:
+            p = self.pending
+            pending = (
+                p.kind,
+                p.discarders,
+                tuple(p.seats),
+                frozenset(p.answered),
+                tuple(
+                    (e.seat, e.han, e.fu, e.yakuman, e.pao, e.done) for e in p.entries.values()
+                ),
+                frozenset(p.tenpai),
+                frozenset(p.nagashi),
+                p.call_kind,
+            )
+        return (
+            self.phase if self.phase.startswith("table_") else self.resume_phase,
+            tuple((c.prompt, c.typed, c.choice, c.last_game, c.staff) for c in self.consoles),
+            pending,
+            frozenset(self.walls_done),
+            self.game_started,
+            self.rules_ref,
+            tuple(sorted(self.tray_mismatch.items())),
+            self.tray_override,
+            self.tray_totals,
+            self.staff.failures,
+            self.clock_started is None,
+        )
 
     def restore_flow(self, snapshot: dict[str, Any]) -> None:
         """Take up a :meth:`flow_snapshot` of the same rules state (before ``link_up``).

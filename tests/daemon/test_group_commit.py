@@ -49,6 +49,7 @@ async def _rig(tmp_path: Path) -> tuple[Daemon, Table, JournalRecorder, Journal,
     recorder = JournalRecorder(journal, "t", "jboy", None, position=daemon._link_position)
     table = Table(load_rules("jboy"), post=daemon._post, recorder=recorder, now=lambda: 0.0)
     recorder.flow = table.flow_snapshot
+    recorder.flow_key = table.flow_key
     daemon._handling = LinkPosition(9, 0)
     with daemon._holding(), recorder.handling():
         await table.link_up(rebooted=False)
@@ -81,6 +82,27 @@ async def test_a_burst_of_score_page_presses_writes_nothing(tmp_path: Path) -> N
     await daemon._handle_group(table, recorder, group)
     assert [s for s in statements if s.startswith("COMMIT")] == ["COMMIT"]
     assert journal.link_position() == (9, 23)
+    journal.close()
+
+
+async def test_a_key_that_changes_the_consoles_is_committed_before_its_ack(tmp_path: Path) -> None:
+    # The soak found it: keys that moved a prompt were acknowledged without storing the
+    # console flow, so after kill -9 the table did not resend them and the restarted
+    # daemon resumed an older prompt; the players' next keys then meant something else.
+    daemon, table, recorder, journal, link = await _rig(tmp_path)
+    await daemon._handle_group(table, recorder, _group((0, K.MENU), start=1))
+    statements = _commits(journal)
+    # A refused key or a page changes nothing durable: no write.
+    await daemon._handle_group(table, recorder, _group((1, K.PON), (2, K.DIGIT_0), start=2))
+    assert [s for s in statements if s.startswith("COMMIT")] == []
+    # STAFF opens a prompt on seat 3: the group commits, with the flow that shows it.
+    group = _group((3, K.STAFF_CALL), start=4)
+    await daemon._handle_group(table, recorder, group)
+    assert [s for s in statements if s.startswith("COMMIT")] == ["COMMIT"]
+    assert journal.link_position() == (9, 4)
+    stored = recorder.stored_flow()
+    assert stored is not None and stored["consoles"][3]["prompt"] == "STAFF?"
+    assert link.acked[-1] == group[-1]
     journal.close()
 
 
