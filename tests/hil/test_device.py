@@ -1,0 +1,100 @@
+"""A table in another process (or at ``--device URL``): the firmware conformance checks,
+and the daemon driving it through a kill -9."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import firmware_bridge.conformance as conformance
+from firmware_bridge.transport import open_transport
+from tablectl.journal import Journal
+
+START_S = 30.0
+
+
+async def test_the_device_passes_the_conformance_checks(device_url: str) -> None:
+    transport = await open_transport(device_url)
+    report = await conformance.run_checks(transport, device_url)
+    assert not report.failed, "\n".join(report.lines())
+    statuses = {r.name: r.status for r in report.results}
+    assert all(statuses[n] == "skip" for n in conformance.INTERACTIVE)
+    assert sum(s == "pass" for s in statuses.values()) == len(conformance.CHECKS) - len(
+        conformance.INTERACTIVE
+    )
+
+
+def _config(tmp_path: Path, url: str) -> Path:
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[table]\nid = "hil"\ndevice = "{url}"\nrules = "tenhou"\n'
+        f'journal = "{tmp_path / "journal.sqlite3"}"\n'
+        f'[staff]\nsocket = "{tmp_path / "ctl.sock"}"\n',
+        "utf-8",
+    )
+    return config
+
+
+def _run(config: Path, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as handle:
+        return subprocess.Popen(
+            [sys.executable, "-m", "tablectl.cli", "run", "--config", str(config)],
+            stdout=handle,
+            stderr=handle,
+        )
+
+
+def _status(socket: Path) -> dict[str, Any] | None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tablectl.cli", "ctl", "status", "--socket", str(socket)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    return json.loads(done.stdout) if done.returncode == 0 else None
+
+
+def _until_up(socket: Path, proc: subprocess.Popen[bytes], log: Path) -> dict[str, Any]:
+    deadline = time.monotonic() + START_S
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, log.read_text("utf-8", "replace")
+        status = _status(socket) if socket.exists() else None
+        if status is not None and status["link"]["up"]:
+            return status
+        time.sleep(0.2)
+    raise AssertionError(f"the daemon did not bring the table up:\n{log.read_text()}")
+
+
+def test_the_daemon_drives_the_device_through_a_kill_9(device_url: str, tmp_path: Path) -> None:
+    config, log, socket = (
+        _config(tmp_path, device_url),
+        tmp_path / "daemon.log",
+        tmp_path / "ctl.sock",
+    )
+    first = _run(config, log)
+    try:
+        status = _until_up(socket, first, log)
+        assert status["phase"].startswith("table_") and status["rules"] == "tenhou"
+        assert "ROLL?" in status["prompts"]  # the dealer is asked to roll the dice
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    second = _run(config, log)
+    try:
+        status = _until_up(socket, second, log)
+        assert status["link"]["up"] and status["link"]["refused"] is None
+    finally:
+        second.terminate()
+        assert second.wait(timeout=15) == 0, log.read_text()
+    journal = Journal.open(tmp_path / "journal.sqlite3", readonly=True)
+    try:
+        assert len(journal.games()) == 1  # the restarted daemon took the game up again
+    finally:
+        journal.close()
+    assert "resuming game" in log.read_text()
