@@ -480,6 +480,19 @@ def build_parser() -> argparse.ArgumentParser:
     p_pin = sub.add_parser("staff-pin", help="print the [staff] pin_hash line for a staff PIN")
     p_pin.set_defaults(handler="staff-pin")
 
+    p_bringup = sub.add_parser(
+        "bringup", help="check every sensor and actuator of a table, with a technician"
+    )
+    p_bringup.add_argument("url", help="the table: a serial port, socket://HOST:PORT, usb://VID:PID")
+    p_bringup.add_argument("--report", metavar="PREFIX", help="write PREFIX.txt and PREFIX.json")
+    p_bringup.add_argument(
+        "--key-timeout", type=float, default=30.0, help="s to wait for each key or answer"
+    )
+    p_bringup.add_argument(
+        "--motor-timeout", type=float, default=60.0, help="s to wait for each wall's motors"
+    )
+    p_bringup.set_defaults(handler="bringup")
+
     p_ctl = sub.add_parser("ctl", help="staff actions on the running daemon (Unix socket)")
     p_ctl.add_argument("action", choices=("status", "abandon", "new-game", "undo"))
     p_ctl.add_argument("--rules", help="new-game: a preset name or a rules file")
@@ -489,6 +502,43 @@ def build_parser() -> argparse.ArgumentParser:
     p_ctl.add_argument("--socket", help="the daemon's socket, instead of reading --config")
     p_ctl.set_defaults(handler="ctl")
     return parser
+
+
+@command("bringup")
+def _bringup(args: argparse.Namespace) -> int:
+    """Walk a technician through every sensor and actuator of the table at URL."""
+    import asyncio
+
+    from tablectl.bringup import Timeouts, run_bringup, write_report
+    from tablectl.config import _check_device
+
+    name = "tablectl bringup"
+    try:
+        url = _check_device("URL", args.url)
+    except ConfigError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for option in ("key_timeout", "motor_timeout"):
+        if not 0 < getattr(args, option) <= 3600:
+            print(f"{name}: --{option.replace('_', '-')} must be 0..3600 s", file=sys.stderr)
+            return EXIT_USAGE
+    timeouts = Timeouts(key=args.key_timeout, confirm=args.key_timeout, motors=args.motor_timeout)
+    try:
+        report = asyncio.run(run_bringup(url, lambda line: print(line, flush=True), timeouts))
+    except TimeoutError:
+        print(f"{name}: no table answered at {url} within 15 s", file=sys.stderr)
+        return EXIT_REFUSED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    print(report.text(), end="")
+    if args.report:
+        try:
+            text, data = write_report(report, Path(args.report))
+        except OSError as exc:
+            print(f"{name}: cannot write the report: {exc.strerror}", file=sys.stderr)
+            return EXIT_REFUSED
+        print(f"report: {text} and {data}")
+    return EXIT_OK if report.passed else EXIT_REFUSED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -92,6 +92,9 @@ CASES: list[tuple[str, list[str], int]] = [
     ("staff-pin", ["staff-pin"], 2),
     ("ctl", ["ctl", "status", "--socket", "{dir}/none.sock"], 2),
     ("ctl", ["ctl", "reboot"], 2),
+    ("bringup", ["bringup", "gopher://x"], 2),
+    ("bringup", ["bringup", "socket://127.0.0.1:1", "--motor-timeout", "-1"], 2),
+    ("bringup", ["bringup"], 2),
 ]
 
 
