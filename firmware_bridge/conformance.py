@@ -293,7 +293,8 @@ class Probe:
         reply = await self.message(HelloReply, ANSWER_S, since=since)
         if reply is None or reply.session != session:
             return reply
-        if reply.status is HelloStatus.OK:
+        if reply.status is HelloStatus.OK and session != self.session:
+            # A new session starts the numbering; a repeated hello's reply changes nothing.
             self.session, self.reply = session, reply
             self.tx_seq, self.rx_next = 0, reply.next_seq
         return reply
@@ -364,9 +365,11 @@ async def check_hello(probe: Probe) -> str:
 
 @check("hello_repeated")
 async def check_hello_repeated(probe: Probe) -> str:
-    """The same Hello again (its reply was lost) gets the same reply; no new session."""
+    """The same Hello again (its reply was lost) gets the same reply; no new session: the
+    commands' sequence numbers carry on."""
     first = probe.reply
     assert first is not None
+    await _command_acked(probe, StatusRequest())
     again = await probe.hello(session=probe.session)
     _require(again is not None, "no reply to a repeated Hello")
     assert again is not None

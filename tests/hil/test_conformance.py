@@ -4,9 +4,11 @@ that break one rule each (the check for that rule must fail), and its command li
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,15 +17,18 @@ import pytest
 
 import firmware_bridge.conformance as conformance
 import firmware_bridge.link as link_mod
+import hw_sim.firmware as hw_firmware
 from firmware_bridge.messages import Key
 from firmware_bridge.transport import open_transport
 from hw_sim import SimTable
 
 
 @asynccontextmanager
-async def simulated(**patches: Any) -> AsyncIterator[tuple[SimTable, str]]:
-    """A simulated table on TCP loopback, no bots."""
+async def simulated(prepare: Any = None) -> AsyncIterator[tuple[SimTable, str]]:
+    """A simulated table on TCP loopback, no bots (``prepare(sim)`` runs before it starts)."""
     sim = SimTable("tenhou", 1, autoplay=False)
+    if prepare is not None:
+        prepare(sim)
     port = await sim.start_tcp()
     try:
         yield sim, f"socket://127.0.0.1:{port}"
@@ -101,6 +106,163 @@ async def test_a_device_that_acts_on_duplicates_fails(monkeypatch: pytest.Monkey
     async with simulated() as (_, url):
         report = await _run(url, only=["hello", "duplicates", "ordering"])
     assert _statuses(report) == {"hello": "pass", "duplicates": "fail", "ordering": "fail"}
+
+
+# --- one broken device per check: the check for the rule it breaks must fail ------------
+
+
+def _on_hello_wrapped(
+    monkeypatch: pytest.MonkeyPatch, before: Any = None, rewrite: Any = None
+) -> None:
+    real = link_mod.Link._on_hello
+
+    def wrapped(self: link_mod.Link, frame: Any) -> None:
+        if before is not None:
+            before(self)
+        real(self, rewrite(frame) if rewrite is not None else frame)
+
+    monkeypatch.setattr(link_mod.Link, "_on_hello", wrapped)
+
+
+def _break_schema(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    def info(**fields: Any) -> link_mod.DeviceInfo:
+        return link_mod.DeviceInfo(**fields, schema_hash=0x12345678)  # another message table
+
+    mp.setattr(hw_firmware, "DeviceInfo", info)
+
+
+def _break_repeated_hello(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    def forget(self: link_mod.Link) -> None:
+        self._session = 0  # every hello opens a new session, even a repeated one
+
+    _on_hello_wrapped(mp, before=forget)
+
+
+def _break_version_check(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    def as_ours(frame: Any) -> Any:
+        return dataclasses.replace(frame, payload=bytes([1]) + frame.payload[1:])
+
+    _on_hello_wrapped(mp, rewrite=as_ours)
+
+
+def _break_status(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    real = sim.firmware._handle
+
+    async def handle(msg: Any) -> None:
+        if type(msg).__name__ != "StatusRequest":  # acked, never answered
+            await real(msg)
+
+    mp.setattr(sim.firmware, "_handle", handle)
+
+
+def _break_wrap(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    real = link_mod.Link._on_frame
+
+    def on_frame(self: link_mod.Link, frame: Any) -> None:
+        if frame.flags & link_mod.Flags.RELIABLE and frame.seq == 255:
+            return  # an 8-bit counter that never wraps: seq 255 is never taken
+        real(self, frame)
+
+    mp.setattr(link_mod.Link, "_on_frame", on_frame)
+
+
+def _break_burst(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    real = link_mod.Link._on_frame
+    window: list[float] = []
+
+    def on_frame(self: link_mod.Link, frame: Any) -> None:
+        if frame.flags & link_mod.Flags.RELIABLE and frame.msg_type == 0x12:
+            now = time.monotonic()
+            window[:] = [t for t in window if now - t < 0.002]
+            window.append(now)
+            if len(window) > 4:
+                return  # a receive buffer of 4 frames: the rest of a burst is lost
+        real(self, frame)
+
+    mp.setattr(link_mod.Link, "_on_frame", on_frame)
+
+
+def _break_resync(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    real = link_mod.Link._on_frame
+
+    def on_frame(self: link_mod.Link, frame: Any) -> None:
+        if frame.version != 1:
+            self._lose_session("confused by a frame of another version")
+            return
+        real(self, frame)
+
+    mp.setattr(link_mod.Link, "_on_frame", on_frame)
+
+
+def _break_resume(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    def forget(self: link_mod.Link) -> None:
+        self._window.clear()  # unacked events forgotten at every new hello
+
+    _on_hello_wrapped(mp, before=forget)
+
+
+def _break_safe_state(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    mp.setattr(link_mod, "LINK_TIMEOUT", 600.0)  # never notices the host went silent
+
+
+def _break_warm_reset(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    mp.setattr(link_mod.Link, "unacked", lambda self: None)  # RAM cleared by the reset
+
+
+BROKEN = {
+    "hello": _break_schema,
+    "hello_repeated": _break_repeated_hello,
+    "version_mismatch": _break_version_check,
+    "commands": _break_status,
+    "sequence_wraparound": _break_wrap,
+    "burst": _break_burst,
+    "malformed_frames": _break_resync,
+    "resume": _break_resume,
+    "host_silent": _break_safe_state,
+    "warm_reset": _break_warm_reset,
+}
+
+
+def test_every_check_has_a_device_that_fails_it() -> None:
+    covered = {"retransmission", "heartbeat", "duplicates", "ordering", "key_press", *BROKEN}
+    assert covered == set(conformance.CHECKS)
+
+
+@pytest.mark.parametrize("name", list(BROKEN))
+async def test_a_device_breaking_one_rule_fails_its_check(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with simulated(lambda sim: BROKEN[name](monkeypatch, sim)) as (sim, url):
+
+        def technician(text: object) -> None:
+            if "reset button" in str(text):
+                asyncio.get_running_loop().call_later(
+                    0.2, lambda: asyncio.ensure_future(sim.firmware.reboot())
+                )
+
+        monkeypatch.setattr(conformance, "_say", technician)
+        only = ["hello", name] if name != "hello" else ["hello"]
+        report = await _run(url, only=only, interactive=True)
+    assert _statuses(report)[name] == "fail", report.lines()
+    if name != "hello":
+        assert _statuses(report)["hello"] == "pass", report.lines()
+
+
+async def test_a_console_whose_keys_never_arrive_fails_key_press(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(conformance, "_say", lambda text: None)  # nobody presses anything
+    monkeypatch.setattr(conformance.Probe, "message", _impatient(conformance.Probe.message))
+    async with simulated() as (_, url):
+        report = await _run(url, only=["hello", "key_press"], interactive=True)
+    assert _statuses(report) == {"hello": "pass", "key_press": "fail"}
+
+
+def _impatient(real: Any) -> Any:
+    async def message(self: Any, cls: Any, within: float, *, since: int = 0) -> Any:
+        return await real(self, cls, min(within, 1.0), since=since)
+
+    return message
 
 
 async def test_json_report_and_exit_codes() -> None:
