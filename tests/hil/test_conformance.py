@@ -62,6 +62,18 @@ async def test_the_simulator_passes_every_check(monkeypatch: pytest.MonkeyPatch)
     assert not report.failed
 
 
+@pytest.mark.parametrize("endpoint", ["sim", "usb"])
+async def test_the_simulator_passes_in_process_and_over_the_fake_usb_bus(endpoint: str) -> None:
+    sim = SimTable("tenhou", 1, autoplay=False)
+    url = await (sim.start_sim() if endpoint == "sim" else sim.start_usb())
+    try:
+        report = await _run(url)
+    finally:
+        await sim.close()
+    assert not report.failed, report.lines()
+    assert {r.status for r in report.results} == {"pass", "skip"}
+
+
 async def test_checks_needing_a_person_are_skipped_without_interactive() -> None:
     async with simulated() as (_, url):
         report = await _run(url, only=["hello", "key_press", "warm_reset"])
