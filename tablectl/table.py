@@ -567,15 +567,34 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         if seat in self.tray_mismatch:
             message = f"! TRAY {self.tray_mismatch[seat]}"
         if console.page == 1:
-            diffs = " ".join(
-                signed(score - state.scores[o]) for o in range(self.players) if o != seat
-            )
-            return fit(f"{wind} DIFF"), fit(diffs)
+            # Each other seat by its wind: E+8000 on line 1 after the title, the rest below.
+            others = [
+                f"{'ESWN'[(o - state.dealer) % self.players]}{signed(score - state.scores[o])}"
+                for o in range(self.players)
+                if o != seat
+            ]
+            return fit(f"{wind} DIFF {others[0]}"), fit(" ".join(others[1:]))
         if console.page == 2:
             order = sorted(range(self.players), key=lambda s: (-state.scores[s], s))
             return fit(f"{wind} RANK {order.index(seat) + 1}/{self.players}"), fit(str(score))
         tag = " LAST" if console.last_game else ""
+        clock = self.clock_text()
+        if not message and clock is not None:
+            message = f"TIME {clock}"  # the game clock, where the preset has one
         return fit(f"{wind} {score}{tag}"), fit(message)
+
+    def clock_seconds(self) -> int | None:
+        """Seconds left on the game clock (None: the preset has none, or it has not
+        started)."""
+        limit = self.rules.game.time_limit_minutes
+        if limit is None or self.clock_started is None:
+            return None
+        return max(0, int(limit * 60 - (self.now() - self.clock_started)))
+
+    def clock_text(self) -> str | None:
+        """The game clock as ``MM:SS`` (None without one)."""
+        left = self.clock_seconds()
+        return None if left is None else f"{left // 60:02d}:{left % 60:02d}"
 
     def _seat_fields(self, seat: int) -> dict[str, Any]:
         """A seat display's fields, remade only when what :meth:`seat_lines` reads changed
@@ -589,6 +608,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             console.last_game,
             self.fault_text if self.faults else None,
             self.tray_mismatch.get(seat),
+            self.clock_seconds(),
         )
         memo = self._seat_memo.get(seat)
         if memo is not None and memo[0] is self.state and memo[1] == inputs:
@@ -630,11 +650,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         for seat in range(self.players):
             out.append((m.SeatDisplay, self._seat_fields(seat)))
             out.append((m.SeatLamps, lamps[seat]))
-        clock = None
-        limit = self.rules.game.time_limit_minutes
-        if limit is not None and self.clock_started is not None:
-            clock = max(0, int(limit * 60 - (self.now() - self.clock_started)))
-        out.append((m.CentreDisplay, {**centre, "clock": clock}))
+        out.append((m.CentreDisplay, {**centre, "clock": self.clock_seconds()}))
         return out
 
     def refresh(self, force: bool = False) -> None:

@@ -227,11 +227,25 @@ async def test_score_pages_difference_and_rank() -> None:
     await rig.up()
     rig.table.state = rig.state.__class__(rules=rig.rules, scores=(30000, 20000, 25000, 25000))
     await rig.key(1, K.DIGIT_0)
-    assert rig.lines(1) == ("S DIFF", "-10000 -5000 -5000")
+    # Each other seat labelled by its wind (seat 0 deals: E), as players call them.
+    assert rig.lines(1) == ("S DIFF E-10000", "W-5000 N-5000")
     await rig.key(1, K.DIGIT_0)
     assert rig.lines(1) == ("S RANK 4/4", "20000")
     await rig.key(1, K.DIGIT_0)
     assert rig.lines(1) == ("S 20000", "")
+
+
+async def test_the_game_clock_shows_on_every_seat_where_the_preset_has_one() -> None:
+    rig = Rig("kenko")  # a 50-minute clock
+    await rig.up()
+    await rig.start_hand()
+    rig.table.clock_started = rig.table.now() - 754  # 12 min 34 s played
+    rig.table.refresh()
+    assert rig.table.clock_text() == "37:26"
+    assert all(rig.lines(seat)[1] == "TIME 37:26" for seat in (1, 2, 3))
+    plain = Rig("tenhou")
+    await plain.up()
+    assert plain.table.clock_text() is None and "TIME" not in plain.lines(1)[1]
 
 
 async def test_fault_and_resume() -> None:
