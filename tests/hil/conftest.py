@@ -6,24 +6,33 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 SERVE_TIMEOUT_S = 15.0
 
 
-def _serve(endpoint: list[str]) -> tuple[subprocess.Popen[str], str]:
+HW_SIM = [sys.executable, "-m", "hw_sim", "serve"]
+HW_SIM_OPTIONS = ["--no-autoplay", "--speed", "0", "--log-level", "ERROR"]
+
+
+def _serve(
+    endpoint: list[str], program: list[str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    command = [*HW_SIM, *endpoint, *HW_SIM_OPTIONS] if program is None else [*program, *endpoint]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hw_sim", "serve", *endpoint, "--no-autoplay", "--speed", "0",
-         "--log-level", "ERROR"],
+        command,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-    )  # fmt: skip
+    )
     assert proc.stdout is not None
     deadline = time.monotonic() + SERVE_TIMEOUT_S
     while time.monotonic() < deadline:
@@ -37,17 +46,36 @@ def _serve(endpoint: list[str]) -> tuple[subprocess.Popen[str], str]:
     raise RuntimeError(f"hw_sim serve {endpoint} printed no URL")
 
 
-@pytest.fixture(params=["tcp", "pty"])
+FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
+
+
+def _c_table(endpoint: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """The C firmware's POSIX port (built with the sanitizers), serving ``endpoint``."""
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    subprocess.run(
+        ["make", "-s", "-C", str(FIRMWARE), "SANITIZE=1", "BUILD=build-san", "all"],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    return _serve(endpoint, [str(FIRMWARE / "build-san" / "table-posix")])
+
+
+@pytest.fixture(params=["tcp", "pty", "c-tcp", "c-pty"])
 def device_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    """The URL of the table under test."""
+    """The URL of the table under test: hw_sim, then the C firmware, over TCP and a pty."""
     given = request.config.getoption("--device") or os.environ.get("TABLECTL_DEVICE")
     if given:
         if request.param != "tcp":
             pytest.skip("one run against the given --device")
         yield given
         return
-    endpoint = ["--tcp", "0"] if request.param == "tcp" else ["--pty"]
-    proc, url = _serve(endpoint)
+    endpoint = ["--tcp", "0"] if request.param.endswith("tcp") else ["--pty"]
+    if request.param.startswith("c-"):
+        proc, url = _c_table(endpoint)
+    else:
+        proc, url = _serve(endpoint)
     try:
         yield url
     finally:
