@@ -5,46 +5,14 @@ TCP and once over a pty, as a table's firmware on another board would be."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-SERVE_TIMEOUT_S = 15.0
-
-
-HW_SIM = [sys.executable, "-m", "hw_sim", "serve"]
-HW_SIM_OPTIONS = ["--no-autoplay", "--speed", "0", "--log-level", "ERROR"]
-
-
-def _serve(
-    endpoint: list[str], program: list[str] | None = None
-) -> tuple[subprocess.Popen[str], str]:
-    command = [*HW_SIM, *endpoint, *HW_SIM_OPTIONS] if program is None else [*program, *endpoint]
-    proc = subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert proc.stdout is not None
-    deadline = time.monotonic() + SERVE_TIMEOUT_S
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        found = re.search(r"(socket://\S+|/dev/pts/\d+)", line)
-        if found:
-            return proc, found.group(1)
-        if not line and proc.poll() is not None:
-            break
-    proc.kill()
-    raise RuntimeError(f"hw_sim serve {endpoint} printed no URL")
-
+from tests.hil.serve import serve
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 
@@ -59,7 +27,7 @@ def _c_table(endpoint: list[str]) -> tuple[subprocess.Popen[str], str]:
         capture_output=True,
         timeout=300,
     )
-    return _serve(endpoint, [str(FIRMWARE / "build-san" / "table-posix")])
+    return serve(endpoint, [str(FIRMWARE / "build-san" / "table-posix")])
 
 
 @pytest.fixture(params=["tcp", "pty", "c-tcp", "c-pty"])
@@ -75,7 +43,7 @@ def device_url(request: pytest.FixtureRequest) -> Iterator[str]:
     if request.param.startswith("c-"):
         proc, url = _c_table(endpoint)
     else:
-        proc, url = _serve(endpoint)
+        proc, url = serve(endpoint)
     try:
         yield url
     finally:

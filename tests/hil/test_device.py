@@ -11,9 +11,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import firmware_bridge.conformance as conformance
 from firmware_bridge.transport import open_transport
 from tablectl.journal import Journal
+from tests.hil.serve import HW_SIM, serve
 
 START_S = 30.0
 
@@ -98,3 +101,34 @@ def test_the_daemon_drives_the_device_through_a_kill_9(device_url: str, tmp_path
     finally:
         journal.close()
     assert "resuming game" in log.read_text()
+
+
+@pytest.mark.parametrize("endpoint", [["--tcp", "0"], ["--pty"]], ids=["tcp", "pty"])
+def test_the_daemon_plays_whole_games_against_a_table_in_another_process(
+    endpoint: list[str], tmp_path: Path
+) -> None:
+    # The simulator's bots play (a real table would need four people: this one runs
+    # against `python -m hw_sim serve` only), the daemon in its own process keeps score.
+    bots = ["--rules", "kenko", "--seed", "7", "--autoplay", "--max-games", "2", "--speed", "0"]
+    table, url = serve(endpoint, [*HW_SIM, *bots, "--log-level", "ERROR"])
+    config, log = _config(tmp_path, url), tmp_path / "daemon.log"
+    config.write_text(config.read_text().replace('"tenhou"', '"kenko"'), "utf-8")
+    daemon = _run(config, log)
+    try:
+        deadline = time.monotonic() + 120
+        finished: list[Any] = []
+        while time.monotonic() < deadline and len(finished) < 2:
+            assert daemon.poll() is None, log.read_text()
+            time.sleep(0.5)
+            if (tmp_path / "journal.sqlite3").exists():
+                journal = Journal.open(tmp_path / "journal.sqlite3", readonly=True)
+                try:
+                    finished = [g for g in journal.games() if g.status == "finished"]
+                finally:
+                    journal.close()
+        assert len(finished) >= 2, log.read_text()
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=15)
+        table.terminate()
+        table.wait(timeout=15)
