@@ -12,6 +12,7 @@ from typing import Any
 
 from tablectl.jsonlines import JsonLineError, json_lines
 from tablectl.rules import walltrack
+from tablectl.rules.conditions import conditions
 from tablectl.rules.core import step
 from tablectl.rules.events import Event, EventFormatError, Start, parse_event
 from tablectl.rules.loader import RulesConfigError, load_rules
@@ -47,6 +48,7 @@ class ReplayResult:
             "final": state.final.as_dict() if state.final else None,
             "hands": self.hands,
             "rejected": self.rejected,
+            "conditions": conditions(state),
         }
         wall = walltrack.summary(state)
         if wall is not None:
