@@ -27,6 +27,8 @@ from tablectl.console.staffmenu import StaffFlow
 from tablectl.phases import PhaseModel, build_machine
 from tablectl.rules import events as ev
 from tablectl.rules import walltrack
+from tablectl.rules.conditions import Conditions, conditions, tsumo_split
+from tablectl.rules.ending import ranking
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState, initial_state
 
@@ -89,6 +91,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self.resume_phase = "table_idle" if self.state.wall is None else "table_playing_turn"
         #: What each display and lamp slot was last sent (its field values).
         self.sent: dict[tuple[str, int], dict[str, Any]] = {}
+        #: The all-last conditions and the rules state they were computed for.
+        self._conditions_memo: tuple[GameState | None, Conditions | None] = (None, None)
         #: Per seat: the state and console inputs its display fields were made from.
         self._seat_memo: dict[int, tuple[GameState, tuple[Any, ...], dict[str, Any]]] = {}
         #: The lamps and centre fields (without the clock) made from one state.
@@ -324,6 +328,9 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             self.clock_started = self.now()
         self.walls_done.clear()
         self.pending = None
+        if self.conditions() is not None:
+            for console in self.consoles:
+                console.page = 3  # what each player needs, shown once as the hand starts
         await self._trigger("shuffle")  # sweeps the last hand's prompts, keeps staff ones
         self.post_command(m.WallCommand(action=m.WallAction.SHUFFLE))
 
@@ -396,7 +403,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             self._refuse(seat, "not now")
             return
         if key == m.Key.DIGIT_0:
-            console.page = (console.page + 1) % 3
+            console.page = (console.page + 1) % (4 if self.conditions() is not None else 3)
         elif key == m.Key.LAST_GAME:
             console.last_game = not console.last_game
             self._note("last_game", seat, {"on": console.last_game})
@@ -541,6 +548,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             "riichi": sorted(state.riichi),
             "tiles_left": wall.live_left if wall is not None else None,
             "finished": state.finished,
+            "conditions": self.conditions(),
         }
 
     def game_result(self, final: Final) -> dict[str, Any]:
@@ -577,11 +585,44 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         if console.page == 2:
             order = sorted(range(self.players), key=lambda s: (-state.scores[s], s))
             return fit(f"{wind} RANK {order.index(seat) + 1}/{self.players}"), fit(str(score))
+        if console.page == 3 and self.conditions() is not None:
+            return self.condition_lines(seat)  # once the game is over: the score page
         tag = " LAST" if console.last_game else ""
         clock = self.clock_text()
         if not message and clock is not None:
             message = f"TIME {clock}"  # the game clock, where the preset has one
         return fit(f"{wind} {score}{tag}"), fit(message)
+
+    def conditions(self) -> Conditions | None:
+        """The all-last conditions of the hand in progress (None when it cannot be the
+        last), computed once per rules state."""
+        if self._conditions_memo[0] is not self.state:
+            self._conditions_memo = (self.state, conditions(self.state))
+        return self._conditions_memo[1]
+
+    def condition_lines(self, seat: int) -> tuple[str, str]:
+        """The conditions page: the best place ``seat`` can reach, by ron off a third
+        seat (R) and off the seat it must pass (D), then by tsumo, as parlors say them
+        (``1ST R 8000 D 3900`` / ``TSUMO 1000-2000``); ``SAFE`` for the leader, ``NO WAY``
+        when no hand moves the seat up."""
+        found = self.conditions() or {}
+        if str(seat) not in found:
+            return "SAFE", "TOP NOW"
+        places = found[str(seat)]
+        if not places:
+            return "NO WAY", "NO HAND MOVES UP"
+        place = min(places, key=int)
+        need = places[place]
+        order = ranking(self.state.scores)
+        target = str(order[int(place) - 1])
+        others = [v for d, v in need["ron"].items() if d != target]
+        third = "-" if not others or None in others else str(max(others))
+        direct = need["ron"].get(target)
+        label = {"1": "1ST", "2": "2ND", "3": "3RD"}[place]
+        line1 = f"{label} R {third} D {'-' if direct is None else direct}"
+        tsumo = need["tsumo"]
+        split = "-" if tsumo is None else tsumo_split(self.state, seat, tsumo)
+        return fit(line1), fit(f"TSUMO {split}")
 
     def clock_seconds(self) -> int | None:
         """Seconds left on the game clock (None: the preset has none, or it has not

@@ -147,3 +147,13 @@ def conditions(state: GameState) -> Conditions | None:
                 places[str(place)] = {"ron": ron, "tsumo": tsumo}
         out[str(seat)] = places
     return out
+
+
+def tsumo_split(state: GameState, winner: int, value: int) -> str:
+    """A tsumo value the way a parlor says it: ``1000-2000`` (non-dealers-dealer) or
+    ``2000 ALL``."""
+    for payment in payment_table(state.rules, winner, state.dealer, None):
+        if payment.value == value:
+            paid = sorted({p for s, p in enumerate(payment.pays) if s != winner})
+            return f"{paid[0]} ALL" if len(paid) == 1 else f"{paid[0]}-{paid[-1]}"
+    return str(value)

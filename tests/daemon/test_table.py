@@ -248,6 +248,33 @@ async def test_the_game_clock_shows_on_every_seat_where_the_preset_has_one() -> 
     assert plain.table.clock_text() is None and "TIME" not in plain.lines(1)[1]
 
 
+async def test_all_last_conditions_show_when_the_hand_starts_and_on_key_0() -> None:
+    # Tenhou South 4, 2 honba, seat 3 deals (docs/replay.md's worked example).
+    rig = Rig("tenhou")
+    start = rig.state.__class__(rules=rig.rules, scores=(33000, 23000, 24000, 20000),
+                                round_index=1, dealer=3, honba=2)  # fmt: skip
+    rig.table.state = start
+    await rig.up()
+    assert rig.lines(2) == ("1ST R 12000 D 4500", "TSUMO 1800-3600")
+    assert rig.lines(0) == ("SAFE", "TOP NOW")
+    assert rig.lines(1)[0].startswith("1ST R ")
+    await rig.key(2, K.DIGIT_0)  # pages: conditions -> score -> difference -> rank -> ...
+    assert rig.lines(2)[0] == "N 24000"
+    for _ in range(3):
+        await rig.key(2, K.DIGIT_0)
+    assert rig.lines(2)[0] == "1ST R 12000 D 4500"
+    assert rig.table.snapshot()["conditions"]["2"]["1"]["tsumo"] == 7200
+
+
+async def test_no_conditions_page_before_the_last_hand() -> None:
+    rig = Rig("tenhou")
+    await rig.up()
+    for _ in range(3):
+        await rig.key(1, K.DIGIT_0)
+    assert rig.lines(1)[0] == "S 25000"  # three pages only
+    assert rig.table.snapshot()["conditions"] is None
+
+
 async def test_fault_and_resume() -> None:
     rig = Rig()
     await rig.up()
