@@ -32,6 +32,30 @@ STATES: list[Any] = [
     {"name": "table", "children": TABLE_PHASES, "initial": "idle"},
 ]
 
+#: The phase names the parlor sees (MQTT state, docs/mqtt.md): a stable public set,
+#: independent of the state machine's internal names.
+PUBLIC_PHASES: dict[str, str] = {
+    "offline": "offline",
+    "handshake": "connecting",
+    "fault": "fault",
+    "table_idle": "idle",
+    "table_shuffling": "shuffling",
+    "table_walls_up": "walls_up",
+    "table_dice": "dice",
+    "table_dealing": "dealing",
+    "table_playing_turn": "play",
+    "table_playing_claim": "claim",
+    "table_result_entry": "result_entry",
+    "table_settlement": "settlement",
+    "table_game_over": "game_over",
+}
+
+
+def public_phase(phase: str) -> str:
+    """The public name of an internal phase (``table_playing_turn`` -> ``play``)."""
+    return PUBLIC_PHASES.get(phase, "fault" if phase.startswith("table_fault") else phase)
+
+
 #: Where a settled hand can still be corrected: before the next hand's dice are rolled.
 CORRECTABLE = [
     "table_settlement",

@@ -24,7 +24,7 @@ from tablectl.console.model import Pending, SeatConsole, WinEntry, fit, signed
 from tablectl.console.prompts import PROMPTS, idle_spec
 from tablectl.console.staff import StaffGate
 from tablectl.console.staffmenu import StaffFlow
-from tablectl.phases import PhaseModel, build_machine
+from tablectl.phases import PhaseModel, build_machine, public_phase
 from tablectl.rules import events as ev
 from tablectl.rules import walltrack
 from tablectl.rules.conditions import Conditions, conditions, tsumo_split
@@ -457,6 +457,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         """What ``tablectl ctl status`` shows: the live state and what staff may need."""
         return {
             **self.snapshot(),
+            "phase": self.phase,  # staff see the machine's own name
             "rules_ref": self.rules_ref,
             "faults": sorted(code.name for code in self.faults),
             "tray_mismatch": {str(k): v for k, v in sorted(self.tray_mismatch.items())},
@@ -539,7 +540,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         return {
             "table": self.table_id,
             "rules": self.rules.name,
-            "phase": self.phase,
+            "phase": public_phase(self.phase),
             "round": state.round_dict(),
             "dealer": state.dealer,
             "honba": state.honba,
@@ -552,8 +553,15 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         }
 
     def game_result(self, final: Final) -> dict[str, Any]:
-        """A finished game as published and printed by ``tablectl demo --json``."""
-        return {"table": self.table_id, "rules": self.rules.name, "final": final.as_dict()}
+        """A finished game as published and printed by ``tablectl demo --json``: with its
+        journal game id (consumers de-duplicate by it) and its number of hands."""
+        return {
+            "table": self.table_id,
+            "game_id": getattr(self.recorder, "game_id", None),
+            "rules": self.rules.name,
+            "hands": self.state.hands_played,
+            "final": final.as_dict(),
+        }
 
     def seat_lines(self, seat: int) -> tuple[str, str]:
         """The two display lines of ``seat``."""

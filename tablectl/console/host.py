@@ -164,6 +164,9 @@ class ConsoleHost:
             raise FlowError(f"no transition {name!r} from {self.phase}")
         await self.state_model.trigger(name)
         self._sweep_prompts()
+        if self.publisher is not None:
+            # The parlor sees every phase change, the end of a game included.
+            self.publisher.publish_state(self.snapshot())
 
     def _sweep_prompts(self) -> None:
         """Clear every prompt that does not belong to the phase just entered, so that a
@@ -197,7 +200,8 @@ class ConsoleHost:
                 # Takes and discards reach the parlor as tiles left in the state, not as
                 # events: a parlor follows scores, and a fast table makes ~70 takes a hand.
                 if not isinstance(event, ev.Dice | ev.Deal | ev.Take | ev.Discard):
-                    self.publisher.publish_event(ev.event_to_json(event))
+                    payload = {**ev.event_to_json(event), "scores": list(new_state.scores)}
+                    self.publisher.publish_event(payload)
                 self.publisher.publish_state(self.snapshot())
             self._effects(effects)
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from tablectl.console.staff import (
     hash_pin,
 )
 from tablectl.console.storm import KeyStorm
-from tablectl.phases import PhaseModel, build_machine
+from tablectl.phases import PUBLIC_PHASES, PhaseModel, build_machine
 from tablectl.rules.loader import load_rules, preset_names
 from tests.daemon.test_table import PIN, Rig
 
@@ -479,3 +480,48 @@ async def test_staff_actions_and_wrong_pins_are_published_and_journalled() -> No
     assert kinds == [("staff_pin_failed", 2), ("staff_action", 2)]
     assert [(k, s) for k, s, _ in journal.notes] == kinds
     assert journal.notes[-1][2] == {"action": "false_call", "target": 1}
+
+
+async def test_the_parlor_sees_public_phases_scores_with_events_and_game_ids() -> None:
+    class Publisher:
+        def __init__(self) -> None:
+            self.states: list[dict[str, Any]] = []
+            self.events: list[dict[str, Any]] = []
+            self.games: list[dict[str, Any]] = []
+
+        def publish_state(self, state: dict[str, Any]) -> None:
+            self.states.append(state)
+
+        def publish_event(self, event: dict[str, Any]) -> None:
+            self.events.append(event)
+
+        def publish_game(self, result: dict[str, Any]) -> None:
+            self.games.append(result)
+
+    publisher = Publisher()
+    journal = Journalled()
+    journal.game_id = "g-1"  # type: ignore[attr-defined]
+    rig = Rig("jboy", recorder=journal, publisher=publisher)
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK)  # triple yakuman: bust
+    phases = [s["phase"] for s in publisher.states]
+    assert set(phases) <= set(PUBLIC_PHASES.values())
+    assert {"shuffling", "dice", "dealing", "play", "result_entry"} <= set(phases)
+    assert publisher.states[-1]["finished"] is True and phases[-1] == "settlement"
+    tsumo = [e for e in publisher.events if e["type"] == "tsumo"][-1]
+    assert tsumo["scores"] == list(rig.state.scores)
+    assert publisher.games == [
+        {
+            "table": rig.table.table_id,
+            "game_id": "g-1",
+            "rules": "jboy",
+            "hands": 1,
+            "final": rig.state.final.as_dict(),  # type: ignore[union-attr]
+        }
+    ]
+    before = len(publisher.states)
+    await rig.confirm_all()  # everyone OKs GAME OVER: the game is over, the next begins
+    after = [s["phase"] for s in publisher.states[before:]]
+    assert after[:2] == ["game_over", "idle"] and after[-1] == "shuffling"
+    assert rig.table.status()["phase"] == "table_shuffling"  # staff keep the machine's name

@@ -77,4 +77,6 @@ async def test_autoplayed_game_matches_replay_of_its_journal(preset: str, tmp_pa
 async def test_same_seed_same_game(tmp_path: Path) -> None:
     _, _, first = await play("jboy", seed=5, journal=tmp_path / "a.sqlite3")
     _, _, second = await play("jboy", seed=5, journal=tmp_path / "b.sqlite3")
+    # The same game, recorded under each journal's own game id.
+    assert [r.pop("game_id") is not None for r in (*first, *second)] == [True] * 2
     assert first == second
