@@ -129,7 +129,17 @@ FAULTS: dict[str, dict[str, Any]] = {
 
 
 @pytest.mark.parametrize("profile", list(FAULTS))
-async def test_exactly_once_in_order_under_faults(profile: str) -> None:
+async def test_exactly_once_in_order_under_faults(
+    profile: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What is checked here is delivery, not the give-up limit
+    # (test_send_gives_up_after_max_retransmits has that). The link writes a whole
+    # window in one write, so under "everything" a try of the head frame fails about 2
+    # times in 5 (drop or flip of the write, or of the write carrying its ack), and on a
+    # loaded machine a late ack also counts as a try: nine failed tries in a row happened
+    # once in a CI run of the whole suite, and the link gave up. Out of reach here, as in
+    # the test below.
+    monkeypatch.setattr(link_mod, "MAX_RETRANSMITS", 30)
     faults = FAULTS[profile]
     async with link_pair(
         host_faults={"seed": 11, **faults}, device_faults={"seed": 22, **faults}
