@@ -322,6 +322,7 @@ class Daemon:
             rules_menu=config.staff.rules_menu or (config.rules,),
             load_rules=load_rules_ref,
             hold_on_tray_mismatch=config.hold_next_hand,
+            seat_names=config.seat_names,
         )
         if self.on_hand is not None:
             on_hand = self.on_hand
@@ -352,7 +353,10 @@ class Daemon:
                 await ctl.start()
             async with self.link:
                 if publisher is not None:
+                    acks: asyncio.Queue[tuple[str, str]] = asyncio.Queue(maxsize=ACK_QUEUE_MAX)
+                    publisher.on_staff_ack = lambda alert, by: self._queue_ack(acks, alert, by)
                     tasks.append(asyncio.create_task(publisher.run()))
+                    tasks.append(asyncio.create_task(self._parlor_acks(table, recorder, acks)))
                 core = [
                     asyncio.create_task(self._ticker(table, recorder)),
                     asyncio.create_task(self._consume(table, recorder)),
@@ -419,6 +423,28 @@ class Daemon:
             table.new_games = False  # the last game: do not open another in the journal
         if self.on_game is not None:
             self.on_game(table, table.game_result(final))
+
+    def _queue_ack(self, acks: asyncio.Queue[tuple[str, str]], alert: str, by: str) -> None:
+        """An acknowledgement from the parlor (the MQTT task): handled by
+        :meth:`_parlor_acks` under the lock, like a table event. A flood beyond the queue
+        is dropped with a warning: an acknowledgement only ever ends an alert."""
+        try:
+            acks.put_nowait((alert, by))
+        except asyncio.QueueFull:
+            log.warning("[%s] staff ack of %s dropped: too many waiting", self.config.table_id,
+                        alert)  # fmt: skip
+
+    async def _parlor_acks(
+        self, table: Table, recorder: JournalRecorder, acks: asyncio.Queue[tuple[str, str]]
+    ) -> None:
+        """Acknowledge alerts for the parlor's staff: journalled as staff actions."""
+        while True:
+            alert, by = await acks.get()
+            async with self._lock:
+                with self._one_unit(recorder):
+                    why = table.acknowledge_alert(alert, by, via="mqtt")
+            if why is not None:
+                log.info("[%s] staff ack from %s: %s", self.config.table_id, by, why)
 
     async def _ticker(self, table: Table, recorder: JournalRecorder) -> None:
         while True:
@@ -516,6 +542,10 @@ class Daemon:
             log.error("[%s] the table was refused: %s; retrying", self.config.table_id, item.reason)
         elif isinstance(item, m.Message):
             await table.handle(item)
+
+
+#: Staff acknowledgements from the parlor waiting for the table (more are dropped).
+ACK_QUEUE_MAX = 64
 
 
 class DeviceBusy(Exception):

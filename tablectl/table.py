@@ -11,10 +11,12 @@ The key flows and prompts are specified in docs/console.md.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from firmware_bridge import messages as m
+from tablectl.alerts import AlertBoard
 from tablectl.console.claim import ClaimFlow
 from tablectl.console.confirm import ConfirmFlow
 from tablectl.console.endings import ABORT_LABELS, ABORT_MENU, DrawFlow
@@ -44,6 +46,8 @@ __all__ = [
 
 #: Seconds the other seats have to join a ron; the window closes early once all answered.
 CLAIM_WINDOW_S = 3.0
+#: The game clock is published with the state this often (s) while it runs.
+CLOCK_PUBLISH_S = 15
 
 
 class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost):
@@ -72,6 +76,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         rules_menu: Sequence[str] = (),
         load_rules: Callable[[str], HouseRules] | None = None,
         hold_on_tray_mismatch: bool = True,
+        seat_names: Sequence[str] | None = None,
+        wall_time: Callable[[], float] = time.time,
     ) -> None:
         self.rules = rules
         self.rules_ref = rules_ref if rules_ref is not None else rules.name
@@ -122,6 +128,16 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self.load_rules = load_rules
         self.state_model: Any = PhaseModel()
         self.machine = build_machine(self.state_model)
+        #: Names the parlor's view shows for the seats (None: their winds).
+        self.seat_names = tuple(seat_names) if seat_names is not None else None
+        #: Unix time, for when an alert was raised (``now`` is monotonic).
+        self.wall_time = wall_time
+        #: What the table needs from staff (published with the state).
+        self.alerts = AlertBoard()
+        #: The last settled hand in its replay form (published with the state).
+        self.last_hand: dict[str, Any] | None = None
+        #: The game clock's last published step (clock // CLOCK_PUBLISH_S).
+        self._clock_published: int | None = None
 
     def flow_snapshot(self) -> dict[str, Any]:
         """What the consoles are in the middle of (prompts, typed digits, a claim window,
@@ -160,6 +176,9 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             "tray_totals": None if self.tray_totals is None else list(self.tray_totals),
             "staff_failures": self.staff.failures,
             "staff_locked_s": round(self.staff.locked_for(), 3),
+            # Staff calls nobody answered yet: a restart must not silence them. (LAST GAME
+            # and a tray mismatch come back from the consoles and trays above.)
+            "staff_calls": self.alerts.seats("staff_call"),
         }
 
     def flow_key(self) -> Hashable:
@@ -194,6 +213,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             self.tray_totals,
             self.staff.failures,
             self.clock_started is None,
+            tuple(self.alerts.seats("staff_call")),
         )
 
     def restore_flow(self, snapshot: dict[str, Any]) -> None:
@@ -226,6 +246,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             tray_totals = None if raw_totals is None else tuple(int(t) for t in raw_totals)
             staff_failures = int(snapshot.get("staff_failures", 0))
             staff_locked_s = float(snapshot.get("staff_locked_s", 0.0))
+            staff_calls = [int(s) for s in snapshot.get("staff_calls", [])]
             for console in consoles:
                 if console.prompt == "FAULT":  # stored before faults stood over prompts
                     console.prompt, console.typed = "", ""
@@ -248,6 +269,16 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self.resume_phase = phase
         if phase == "table_playing_claim":
             self.claim_deadline = self.now() + self.claim_window_s  # a fresh window
+        now = self.wall_time()
+        for seat in staff_calls:
+            self.alerts.raise_alert("staff_call", seat, "STAFF CALL", now)
+        for seat, console in enumerate(consoles):
+            if console.last_game:
+                self.alerts.raise_alert("last_game", seat, "LAST GAME", now)
+        if trays and tray_totals is not None:
+            self._alert_for_note(
+                "tray_mismatch", None, {"trays": list(tray_totals), "scores": self.state.scores}
+            )
 
     async def link_up(self, *, rebooted: bool) -> None:
         """The link (re)connected and the hello was accepted: resume where the hand stood."""
@@ -266,6 +297,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         await self._to(target)
         if self.phase == "table_idle":
             await self._start_hand()
+        self.alerts.resolve("link_down")
+        self._publish_state()
         self.refresh()
 
     async def link_lost(self) -> None:
@@ -274,6 +307,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             self.resume_phase = self.phase
         if self.phase != "offline":
             await self._to("offline")
+        self.alerts.raise_alert("link_down", None, "no link to the table", self.wall_time())
+        self._publish_state()
 
     async def handle(self, msg: m.Message) -> None:
         """One event from the table."""
@@ -303,6 +338,12 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             await self._close_claim()
         if self._clock_ran_out():
             self._apply(ev.TimeUp())
+        clock = self.clock_seconds()
+        if clock is not None and clock // CLOCK_PUBLISH_S != self._clock_published:
+            # The parlor's view counts down between states; a state every
+            # CLOCK_PUBLISH_S keeps it right without a message a second per table.
+            self._clock_published = clock // CLOCK_PUBLISH_S
+            self._publish_state()
         self.refresh()
 
     def _clock_ran_out(self) -> bool:
@@ -473,6 +514,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             self.post_command(m.FaultClear(code=code))
         self.faults.clear()
         self.fault_text = ""
+        self.alerts.resolve("fault")
+        self._publish_state()
         if self.phase != "fault":
             return  # the link went down during the fault: link_up resumes the phase
         target = self.resume_phase
@@ -507,6 +550,9 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             self.resume_phase = self.phase
             await self._trigger("table_fault")
         self.fault_text = fit(text or code.name.replace("_", " ").lower())
+        names = ", ".join(sorted(c.name for c in self.faults))
+        self.alerts.raise_alert("fault", None, f"{names}: {self.fault_text}", self.wall_time())
+        self._publish_state()
         self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.ALARM, duration_ms=500))
 
     def _trays(self, totals: Sequence[int]) -> None:
@@ -530,8 +576,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self.tray_mismatch = mismatch
         detail: dict[str, Any] = {"trays": list(totals), "scores": list(expected)}
         self._note("tray_mismatch" if mismatch else "trays_match", None, detail)
-        if self.publisher is not None:
-            self.publisher.publish_state(self.snapshot())
+        self._publish_state()
 
     def snapshot(self) -> dict[str, Any]:
         """The table's live state as a plain dict (MQTT state payload, tests)."""
@@ -550,6 +595,13 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             "tiles_left": wall.live_left if wall is not None else None,
             "finished": state.finished,
             "conditions": self.conditions(),
+            "names": list(self.seat_names) if self.seat_names is not None else None,
+            "link": "down" if self.phase == "offline" else "up",
+            "clock": self.clock_seconds(),
+            "game_id": getattr(self.recorder, "game_id", None),
+            "hands": state.hands_played,
+            "last_hand": self.last_hand,
+            "alerts": self.alerts.as_list(),
         }
 
     def game_result(self, final: Final) -> dict[str, Any]:

@@ -76,3 +76,29 @@ def random_event(rng: Any, rules: Any, *, legal_only: bool = True) -> dict[str, 
     if kind < 0.98:
         return {"type": "chombo", "seat": rng.choice(seats)}
     return {"type": "stop"}
+
+
+class RecordingPublisher:
+    """A stand-in for the MQTT publisher that keeps what the table hands it, in order."""
+
+    def __init__(self) -> None:
+        self.states: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+        self.games: list[dict[str, Any]] = []
+        self.hands: list[dict[str, Any]] = []
+
+    def publish_state(self, state: dict[str, Any]) -> None:
+        """Keep a state."""
+        self.states.append(state)
+
+    def publish_event(self, event: dict[str, Any]) -> None:
+        """Keep an event."""
+        self.events.append(event)
+
+    def publish_game(self, result: dict[str, Any]) -> None:
+        """Keep a game's result."""
+        self.games.append(result)
+
+    def publish_hand(self, hand: dict[str, Any]) -> None:
+        """Keep a settled hand."""
+        self.hands.append(hand)

@@ -77,6 +77,8 @@ class ConfirmFlow(ConsoleHost):
         self.clock_started = None
         for console in self.consoles:
             console.last_game = False  # a LAST GAME call is for the game it was made in
+        self.alerts.resolve("last_game", any_seat=True)
+        self.last_hand = None
         await self._trigger("new_game")
         await self._start_hand()
 
@@ -120,6 +122,7 @@ class ConfirmFlow(ConsoleHost):
         )
         self.pending = None
         self.claim_deadline = None
+        self.last_hand = None  # taken back: the hand is played or entered again
         for console in self.consoles:
             console.prompt, console.typed, console.choice, console.staff = "", "", None, None
             console.message = ""

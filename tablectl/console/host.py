@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from firmware_bridge import messages as m
+from tablectl.alerts import AlertBoard
 from tablectl.console.model import Pending, SeatConsole, WinEntry, fit
 from tablectl.console.prompts import PROMPTS
 from tablectl.console.staff import StaffGate
@@ -72,6 +73,9 @@ class Publisher(Protocol):
     def publish_game(self, result: dict[str, Any]) -> None:
         """A game finished."""
 
+    def publish_hand(self, hand: dict[str, Any]) -> None:
+        """A hand was settled."""
+
 
 class ConsoleHost:
     """The state and helpers the console flows share (set up by ``Table.__init__``)."""
@@ -105,6 +109,9 @@ class ConsoleHost:
     load_rules: Callable[[str], HouseRules] | None
     state_model: Any
     machine: Any
+    alerts: AlertBoard
+    last_hand: dict[str, Any] | None
+    wall_time: Callable[[], float]
 
     # What one flow asks of another (or of the table), resolved in :class:`Table`.
 
@@ -164,8 +171,12 @@ class ConsoleHost:
             raise FlowError(f"no transition {name!r} from {self.phase}")
         await self.state_model.trigger(name)
         self._sweep_prompts()
+        # The parlor sees every phase change, the end of a game included.
+        self._publish_state()
+
+    def _publish_state(self) -> None:
+        """Send the parlor the table's state as it is now (retained: latest only)."""
         if self.publisher is not None:
-            # The parlor sees every phase change, the end of a game included.
             self.publisher.publish_state(self.snapshot())
 
     def _sweep_prompts(self) -> None:
@@ -211,6 +222,17 @@ class ConsoleHost:
             if isinstance(effect, DeadHand):
                 self.consoles[effect.seat].message = "DEAD HAND"
             elif isinstance(effect, HandSettled):
+                self.last_hand = effect.record.as_dict()
+                if self.publisher is not None:
+                    self.publisher.publish_hand(
+                        {
+                            "table": self.table_id,
+                            "game_id": getattr(self.recorder, "game_id", None),
+                            "hand": self.state.hands_played,
+                            **self.last_hand,
+                            "scores": list(self.state.scores),
+                        }
+                    )
                 self._hand_settled(effect.record.deltas)
                 if self.on_hand_settled is not None:
                     self.on_hand_settled(effect.record)
@@ -264,6 +286,41 @@ class ConsoleHost:
         if self.publisher is not None:
             self.publisher.publish_event({"type": kind, "seat": seat, **detail})
         log.info("[%s] %s seat %s %s", self.table_id, kind, seat, detail)
+        if self._alert_for_note(kind, seat, detail):
+            self._publish_state()
+
+    def _alert_for_note(self, kind: str, seat: int | None, detail: dict[str, Any]) -> bool:
+        """Raise or end the alert a note means for staff; True if the board changed."""
+        before = self.alerts.as_list()
+        now = self.wall_time()
+        if kind == "staff_call":
+            self.alerts.raise_alert("staff_call", seat, "STAFF CALL", now)
+        elif kind == "last_game":
+            if detail.get("on"):
+                self.alerts.raise_alert("last_game", seat, "LAST GAME", now)
+            else:
+                self.alerts.resolve("last_game", seat)
+        elif kind == "tray_mismatch":
+            trays, scores = detail["trays"], detail["scores"]
+            text = " ".join(
+                f"{s}:{trays[s]}/{scores[s]}" for s in range(len(trays)) if trays[s] != scores[s]
+            )
+            self.alerts.raise_alert("tray_mismatch", None, f"TRAY {text}", now)
+        elif kind == "trays_match":
+            self.alerts.resolve("tray_mismatch")
+        return self.alerts.as_list() != before
+
+    def acknowledge_alert(self, alert_id: str, by: str, *, via: str) -> str | None:
+        """Staff member ``by`` acknowledged an alert (from the parlor's dashboard, or
+        ``tablectl ctl``): journalled as a staff action and published. Returns why not,
+        or None."""
+        alert = self.alerts.acknowledge(alert_id, by)
+        if alert is None:
+            return f"no open alert {alert_id!r} to acknowledge"
+        detail = {"action": "alert_ack", "alert": alert.id, "kind": alert.kind, "by": by}
+        self._note("staff_action", alert.seat, {**detail, "via": via})
+        self._publish_state()
+        return None
 
     def _entry(self, seat: int) -> WinEntry | None:
         if self.pending is None:

@@ -185,15 +185,19 @@ class StaffFlow(ConsoleHost):
         # Noted first, so that the note belongs to the game it ends.
         self._note("staff_action", seat, detail)
         if abandoned:
+            game_id = getattr(self.recorder, "game_id", None)
             if self.recorder is not None:
                 self.recorder.game_abandoned()
             if self.publisher is not None:
                 self.publisher.publish_game(
                     {
                         "table": self.table_id,
+                        "game_id": game_id,
                         "rules": self.rules.name,
+                        "hands": self.state.hands_played,
                         "abandoned": True,
                         "scores": list(self.state.scores),
+                        "final": None,
                     }
                 )
         self.rules, self.rules_ref = rules, ref
@@ -208,6 +212,9 @@ class StaffFlow(ConsoleHost):
         for console in self.consoles:
             console.prompt, console.typed, console.choice, console.staff = "", "", None, None
             console.message, console.last_game = "", False
+        self.alerts.resolve("last_game", any_seat=True)
+        self.alerts.resolve("tray_mismatch")
+        self.last_hand = None
         await self._trigger("abandon")
         await self._start_hand()
         return None

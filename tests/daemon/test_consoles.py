@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,6 +23,7 @@ from tablectl.console.storm import KeyStorm
 from tablectl.phases import PUBLIC_PHASES, PhaseModel, build_machine
 from tablectl.rules.loader import load_rules, preset_names
 from tests.daemon.test_table import PIN, Rig
+from tests.helpers import RecordingPublisher
 
 K = m.Key
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "console.md"
@@ -455,20 +455,7 @@ async def test_the_hand_that_ended_the_game_can_be_entered_again() -> None:
 
 
 async def test_staff_actions_and_wrong_pins_are_published_and_journalled() -> None:
-    class Publisher:
-        def __init__(self) -> None:
-            self.events: list[dict[str, object]] = []
-
-        def publish_state(self, state: dict[str, object]) -> None:
-            pass
-
-        def publish_event(self, event: dict[str, object]) -> None:
-            self.events.append(event)
-
-        def publish_game(self, result: dict[str, object]) -> None:
-            pass
-
-    publisher = Publisher()
+    publisher = RecordingPublisher()
     journal = Journalled()
     rig = Rig("jboy", recorder=journal, publisher=publisher)
     await rig.up()
@@ -483,22 +470,7 @@ async def test_staff_actions_and_wrong_pins_are_published_and_journalled() -> No
 
 
 async def test_the_parlor_sees_public_phases_scores_with_events_and_game_ids() -> None:
-    class Publisher:
-        def __init__(self) -> None:
-            self.states: list[dict[str, Any]] = []
-            self.events: list[dict[str, Any]] = []
-            self.games: list[dict[str, Any]] = []
-
-        def publish_state(self, state: dict[str, Any]) -> None:
-            self.states.append(state)
-
-        def publish_event(self, event: dict[str, Any]) -> None:
-            self.events.append(event)
-
-        def publish_game(self, result: dict[str, Any]) -> None:
-            self.games.append(result)
-
-    publisher = Publisher()
+    publisher = RecordingPublisher()
     journal = Journalled()
     journal.game_id = "g-1"  # type: ignore[attr-defined]
     rig = Rig("jboy", recorder=journal, publisher=publisher)

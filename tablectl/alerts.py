@@ -1,0 +1,110 @@
+"""What a table needs from the parlor's staff, as a list the parlor's view can show.
+
+Two sorts of alert:
+
+* **calls** (``staff_call``, ``last_game``): a player asked for something. The alert
+  stands until a staff member acknowledges it (from the dashboard or the table's admin
+  socket), then it is gone.
+* **conditions** (``fault``, ``tray_mismatch``, ``link_down``): something is wrong for as
+  long as it lasts. The alert stands until the condition ends; an acknowledgement only
+  marks who is on it (``acked_by``), so staff still see that it is not fixed.
+
+Ids are short strings (``a1``, ``a2``, ...) unique within one daemon's life: the parlor's
+view acknowledges by id, and an id never names two alerts. Time comes from the caller
+(the daemon's wall clock), so this module does no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Final, Literal
+
+__all__ = ["CALLS", "CONDITIONS", "KINDS", "Alert", "AlertBoard"]
+
+AlertKind = Literal["staff_call", "last_game", "fault", "tray_mismatch", "link_down"]
+#: Alerts that end when staff acknowledge them.
+CALLS: Final = frozenset({"staff_call", "last_game"})
+#: Alerts that end when what they report ends.
+CONDITIONS: Final = frozenset({"fault", "tray_mismatch", "link_down"})
+KINDS: Final = CALLS | CONDITIONS
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """One thing staff must see: its id, what it is, the seat (or None for the table),
+    a short text, when it was raised (Unix time) and who acknowledged it."""
+
+    id: str
+    kind: str
+    seat: int | None
+    text: str
+    since: float
+    acked_by: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The published form (docs/mqtt/state.schema.json, ``alerts`` items)."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "seat": self.seat,
+            "text": self.text,
+            "since": round(self.since, 3),
+            "acked_by": self.acked_by,
+        }
+
+
+class AlertBoard:
+    """The open alerts of one table, oldest first."""
+
+    def __init__(self) -> None:
+        self._alerts: dict[str, Alert] = {}
+        self._next = 1
+
+    def __len__(self) -> int:
+        return len(self._alerts)
+
+    def raise_alert(self, kind: str, seat: int | None, text: str, now: float) -> Alert:
+        """Raise an alert; an open one of the same kind and seat is kept (its text
+        updated), so a repeated call or a fault reported twice is one alert."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown alert kind {kind!r}")
+        for alert in self._alerts.values():
+            if alert.kind == kind and alert.seat == seat:
+                if alert.text != text:
+                    self._alerts[alert.id] = replace(alert, text=text)
+                return self._alerts[alert.id]
+        alert = Alert(f"a{self._next}", kind, seat, text, now)
+        self._next += 1
+        self._alerts[alert.id] = alert
+        return alert
+
+    def resolve(self, kind: str, seat: int | None = None, *, any_seat: bool = False) -> bool:
+        """A condition ended: drop its alert (every seat's with ``any_seat``); True if one
+        was open."""
+        gone = [
+            a.id for a in self._alerts.values() if a.kind == kind and (any_seat or a.seat == seat)
+        ]
+        for alert_id in gone:
+            del self._alerts[alert_id]
+        return bool(gone)
+
+    def acknowledge(self, alert_id: str, by: str) -> Alert | None:
+        """Staff member ``by`` acknowledged ``alert_id``: a call ends, a condition is
+        marked. Returns the alert as it was, or None for an id that is not open (already
+        acknowledged elsewhere, or resolved meanwhile)."""
+        alert = self._alerts.get(alert_id)
+        if alert is None or alert.acked_by is not None:
+            return None
+        if alert.kind in CALLS:
+            del self._alerts[alert_id]
+        else:
+            self._alerts[alert_id] = replace(alert, acked_by=by)
+        return alert
+
+    def seats(self, kind: str) -> list[int | None]:
+        """The seats with an open alert of ``kind``, oldest first."""
+        return [a.seat for a in self._alerts.values() if a.kind == kind]
+
+    def as_list(self) -> list[dict[str, Any]]:
+        """Every open alert in its published form, oldest first."""
+        return [alert.as_dict() for alert in self._alerts.values()]
