@@ -29,6 +29,7 @@ import logging
 import random
 import re
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +65,14 @@ OFFLINE = "offline"
 MAX_SEATS = 4
 #: Table ids become topic levels and HA node ids, whose alphabet is this.
 _TABLE_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+#: The version of the public contract (docs/mqtt.md, docs/mqtt/*.schema.json): a topic
+#: level (``<prefix>/v1/<table>/...``) and the ``v`` of every JSON payload. A change that
+#: could break a consumer gets a new version, published beside the old one for a while.
+CONTRACT_VERSION = 1
+#: Own payloads per retained topic recognised when the broker echoes them back late.
+ECHOES = 8
+#: Longest staff name accepted in an acknowledgement (it is journalled and shown).
+STAFF_NAME_MAX = 64
 
 
 class _Kind(enum.Enum):
@@ -71,7 +80,7 @@ class _Kind(enum.Enum):
 
     RETAINED = "retained"  # latest value kept in a map; re-sent on every connect
     EVENT = "event"  # FIFO, dropped first when the queue is full
-    GAME = "game"  # FIFO, qos 1, dropped only when nothing else can be
+    GAME = "game"  # FIFO, qos 1, dropped only when nothing else can be (games, hands)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,11 +160,17 @@ class TablePublisher:
         self._table = table_id
         self._seats = seats
         self._log = logger if logger is not None else _log
-        base = f"{settings.topic_prefix}/{table_id}"
+        self._base = base = f"{settings.topic_prefix}/v{CONTRACT_VERSION}/{table_id}"
         self.availability_topic = f"{base}/availability"
         self.state_topic = f"{base}/state"
         self.events_topic = f"{base}/events"
         self.games_topic = f"{base}/games"
+        self.hands_topic = f"{base}/hands"
+        #: Where the parlor's dashboard acknowledges an alert (the table subscribes).
+        self.staff_ack_topic = f"{base}/staff/ack"
+        #: Called with ``(alert_id, staff_name)`` for each well-formed acknowledgement
+        #: (the daemon handles it like a table event); None: acknowledgements are ignored.
+        self.on_staff_ack: Callable[[str, str], None] | None = None
         self._client_id = settings.client_id or f"tablectl-{table_id}"
         # Queue: latest payload per retained topic, the changed ones (dict = ordered set),
         # and the FIFO of events and games.
@@ -166,6 +181,10 @@ class TablePublisher:
         self._dirty: dict[str, None] = {}
         self._overwritten = 0
         self._overwrite_logged: set[str] = set()
+        #: Per retained topic, the last payloads this table sent: the broker echoes each
+        #: of them back, often after a newer one was queued, and an echo is not an
+        #: overwrite.
+        self._echoes: dict[str, collections.deque[bytes]] = {}
         self._retained_turn = False
         self._fifo: collections.deque[_Message] = collections.deque()
         self._inflight: _Message | None = None
@@ -188,7 +207,7 @@ class TablePublisher:
 
     def seat_score_topic(self, seat: int) -> str:
         """The retained topic holding ``seat``'s score (seats count from 0, the first dealer)."""
-        return f"{self._settings.topic_prefix}/{self._table}/seat/{seat}/score"
+        return f"{self._base}/seat/{seat}/score"
 
     def discovery_topic(self, object_id: str) -> str:
         """Home Assistant discovery topic for one of this table's sensors."""
@@ -247,7 +266,7 @@ class TablePublisher:
         phase). Its ``scores`` list, when present, also updates the per-seat score
         topics, each only when its value changed.
         """
-        payload = self._encode_or_drop(state, "state")
+        payload = self._encode_or_drop({"v": CONTRACT_VERSION, **state}, "state")
         if payload is None:
             return
         self._set_retained(self.state_topic, payload)
@@ -259,15 +278,22 @@ class TablePublisher:
 
     def publish_event(self, event: dict[str, Any]) -> None:
         """Queue one table event (not retained, qos 0), in order after earlier events."""
-        payload = self._encode_or_drop(event, "event")
+        payload = self._encode_or_drop({"v": CONTRACT_VERSION, **event}, "event")
         if payload is not None:
             self._enqueue(_Message(self.events_topic, payload, 0, False, _Kind.EVENT))
 
     def publish_game(self, result: dict[str, Any]) -> None:
         """Queue a finished game's result (not retained, qos 1: the parlor keeps it)."""
-        payload = self._encode_or_drop(result, "game")
+        payload = self._encode_or_drop({"v": CONTRACT_VERSION, **result}, "game")
         if payload is not None:
             self._enqueue(_Message(self.games_topic, payload, 1, False, _Kind.GAME))
+
+    def publish_hand(self, hand: dict[str, Any]) -> None:
+        """Queue a settled hand (not retained, qos 1, kept like a game: a parlor's list of
+        a table's hands must not have holes)."""
+        payload = self._encode_or_drop({"v": CONTRACT_VERSION, **hand}, "hand")
+        if payload is not None:
+            self._enqueue(_Message(self.hands_topic, payload, 1, False, _Kind.GAME))
 
     @property
     def connected(self) -> bool:
@@ -351,7 +377,7 @@ class TablePublisher:
         """A message on one of our retained topics: another client's value (on a broker
         without ACLs) is replaced by ours; our own echo changes nothing."""
         truth = self._retained.get(topic, self._announced.get(topic))
-        if truth is None or payload == truth:
+        if truth is None or payload == truth or payload in self._echoes.get(topic, ()):
             return
         self._overwritten += 1
         if topic not in self._overwrite_logged:
@@ -553,12 +579,41 @@ class TablePublisher:
         ``MqttError`` when the connection drops."""
         async for message in client.messages:
             payload = message.payload
-            if isinstance(payload, bytes | bytearray):
+            if not isinstance(payload, bytes | bytearray):
+                continue
+            if str(message.topic) == self.staff_ack_topic:
+                self._staff_ack(bytes(payload))
+            else:
                 self._check_retained(str(message.topic), bytes(payload))
         msg = "message iterator ended"
         raise MqttError(msg)
 
+    def _staff_ack(self, payload: bytes) -> None:
+        """An acknowledgement from the parlor's dashboard: checked here (one warning
+        naming what was wrong, nothing else happens), then handed to the daemon."""
+        try:
+            ack = json.loads(payload)
+        except (ValueError, RecursionError):
+            ack = None
+        alert = ack.get("alert") if isinstance(ack, dict) else None
+        by = ack.get("by") if isinstance(ack, dict) else None
+        if not (isinstance(alert, str) and 0 < len(alert) <= 16):
+            self._log.warning("[%s] staff ack ignored: no alert id in %.80r", self._table, payload)
+            return
+        if not (isinstance(by, str) and 0 < len(by) <= STAFF_NAME_MAX and by.isprintable()):
+            self._log.warning(
+                "[%s] staff ack ignored: 'by' must name the staff member (1-%d characters)",
+                self._table,
+                STAFF_NAME_MAX,
+            )
+            return
+        if self.on_staff_ack is not None:
+            self.on_staff_ack(alert, by)
+
     async def _send(self, client: Client, message: _Message) -> None:
+        if message.retain:
+            echoes = self._echoes.setdefault(message.topic, collections.deque(maxlen=ECHOES))
+            echoes.append(message.payload)
         await client.publish(message.topic, message.payload, message.qos, message.retain)
         self._published += 1
 
@@ -575,6 +630,7 @@ class TablePublisher:
             await self._send(client, _Message(topic, payload, 1, True, _Kind.RETAINED))
         # Guard them: on a broker without ACLs anyone may overwrite a retained topic.
         await client.subscribe([(topic, 1) for topic in self._guarded()])
+        await client.subscribe(self.staff_ack_topic, qos=1)
         # The broker may have lost its retained store (restart without persistence).
         self._dirty = dict.fromkeys(self._retained)
         # Only now: "connected" promises that the table is announced on the broker.
@@ -592,6 +648,6 @@ class TablePublisher:
             self._inflight = None
             if message.kind is not _Kind.RETAINED:
                 self._drop_logged = False
-        await client.publish(self.availability_topic, OFFLINE, qos=1, retain=True)
+        offline = _Message(self.availability_topic, OFFLINE.encode(), 1, True, _Kind.RETAINED)
+        await self._send(client, offline)
         self._offline_sent = True
-        self._published += 1

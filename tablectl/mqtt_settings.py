@@ -25,7 +25,7 @@ class MqttSettings:
         certfile: PEM client certificate the table proves itself with (needs ``tls``).
         keyfile: Its private key, when not in ``certfile``.
         client_id: MQTT client identifier; ``None`` derives ``tablectl-<table id>``.
-        topic_prefix: First level of every table topic (``<prefix>/<table>/...``).
+        topic_prefix: First level of every table topic (``<prefix>/v1/<table>/...``).
         discovery_prefix: Home Assistant discovery prefix.
         keepalive: MQTT keepalive in seconds; the broker publishes the last will
             after about 1.5 times this much silence.

@@ -210,23 +210,28 @@ def test_queue_coalesces_state_and_drops_oldest_events(monkeypatch: pytest.Monke
     fifo = [(t, p) for t, p in sent if t.endswith(("/games", "/events"))]
     retained = [(t, p) for t, p in sent if (t, p) not in fifo]
     assert fifo == [
-        ("tablectl/t1/games", {"game": 1}),
-        ("tablectl/t1/events", {"n": 3}),
-        ("tablectl/t1/events", {"n": 4}),
+        ("tablectl/v1/t1/games", {"v": 1, "game": 1}),
+        ("tablectl/v1/t1/events", {"v": 1, "n": 3}),
+        ("tablectl/v1/t1/events", {"v": 1, "n": 4}),
     ]
-    assert retained[0] == ("tablectl/t1/state", {**STATE, "honba": 4})  # only the latest state
+    assert retained[0] == (
+        "tablectl/v1/t1/state",
+        {"v": 1, **STATE, "honba": 4},
+    )  # only the latest state
     assert retained[1:] == [
-        (f"tablectl/t1/seat/{n}/score", s) for n, s in enumerate(STATE["scores"])
+        (f"tablectl/v1/t1/seat/{n}/score", s) for n, s in enumerate(STATE["scores"])
     ]
     # The two streams take turns: events cannot hold back the state.
-    assert sent[0][0] == "tablectl/t1/state"
+    assert sent[0][0] == "tablectl/v1/t1/state"
     assert [t.endswith(("/games", "/events")) for t, _ in sent[:6]] == [False, True] * 3
 
     # With nothing but games queued, the oldest game goes.
     for n in range(4):
         publisher.publish_game({"game": n})
     assert publisher.stats.dropped == 4
-    assert [json.loads(m.payload) for m in publisher._fifo] == [{"game": n} for n in (1, 2, 3)]
+    assert [json.loads(m.payload) for m in publisher._fifo] == [
+        {"v": 1, "game": n} for n in (1, 2, 3)
+    ]
 
 
 def test_unserialisable_payload_is_dropped_not_raised(caplog: pytest.LogCaptureFixture) -> None:
@@ -248,13 +253,13 @@ async def test_retained_state_reaches_late_subscriber(mosquitto: Broker) -> None
         publisher.publish_state(STATE)
         await wait_until(idle(publisher))
         got = await retained(
-            mosquitto, "tablectl/t1/#", {"tablectl/t1/state", "tablectl/t1/availability"}
+            mosquitto, "tablectl/v1/t1/#", {"tablectl/v1/t1/state", "tablectl/v1/t1/availability"}
         )
-        assert json.loads(got["tablectl/t1/state"]) == STATE
-        assert got["tablectl/t1/availability"] == b"online"
+        assert json.loads(got["tablectl/v1/t1/state"]) == {"v": 1, **STATE}
+        assert got["tablectl/v1/t1/availability"] == b"online"
     # close() says offline, retained
-    got = await retained(mosquitto, "tablectl/t1/availability", {"tablectl/t1/availability"})
-    assert got["tablectl/t1/availability"] == b"offline"
+    got = await retained(mosquitto, "tablectl/v1/t1/availability", {"tablectl/v1/t1/availability"})
+    assert got["tablectl/v1/t1/availability"] == b"offline"
     assert publisher.stats.dropped == 0
 
 
@@ -264,9 +269,9 @@ async def test_per_seat_score_topics(mosquitto: Broker) -> None:
         publisher.publish_state(STATE)
         publisher.publish_state({**STATE, "scores": [25000, 32000, 10000, 32000]})
         await wait_until(idle(publisher))
-        seats = {f"tablectl/t1/seat/{n}/score" for n in range(4)}
-        got = await retained(mosquitto, "tablectl/t1/seat/+/score", seats)
-        assert [int(got[f"tablectl/t1/seat/{n}/score"]) for n in range(4)] == [
+        seats = {f"tablectl/v1/t1/seat/{n}/score" for n in range(4)}
+        got = await retained(mosquitto, "tablectl/v1/t1/seat/+/score", seats)
+        assert [int(got[f"tablectl/v1/t1/seat/{n}/score"]) for n in range(4)] == [
             25000,
             32000,
             10000,
@@ -280,8 +285,8 @@ async def test_events_and_games_keep_order(mosquitto: Broker) -> None:
         Client(mosquitto.host, mosquitto.port) as sub,
         TablePublisher(settings_for(mosquitto), "t1", 4) as publisher,
     ):
-        await sub.subscribe("tablectl/t1/events", qos=1)
-        await sub.subscribe("tablectl/t1/games", qos=1)
+        await sub.subscribe("tablectl/v1/t1/events", qos=1)
+        await sub.subscribe("tablectl/v1/t1/games", qos=1)
         for n in range(20):
             publisher.publish_event({"type": "dahai", "n": n})
         publisher.publish_game({"final": [1, 2, 3, 4]})
@@ -294,9 +299,9 @@ async def test_events_and_games_keep_order(mosquitto: Broker) -> None:
                 if len(received) == 21:
                     break
         assert received[:20] == [
-            ("tablectl/t1/events", {"type": "dahai", "n": n}) for n in range(20)
+            ("tablectl/v1/t1/events", {"v": 1, "type": "dahai", "n": n}) for n in range(20)
         ]
-        assert received[20] == ("tablectl/t1/games", {"final": [1, 2, 3, 4]})
+        assert received[20] == ("tablectl/v1/t1/games", {"v": 1, "final": [1, 2, 3, 4]})
 
 
 async def test_home_assistant_discovery(mosquitto: Broker) -> None:
@@ -314,13 +319,13 @@ async def test_home_assistant_discovery(mosquitto: Broker) -> None:
     for seat in range(3):
         config = configs[f"seat{seat}_score"]
         assert config["unique_id"] == f"tablectl_t7_seat{seat}_score"
-        assert config["state_topic"] == f"parlor/t7/seat/{seat}/score"
+        assert config["state_topic"] == f"parlor/v1/t7/seat/{seat}/score"
         assert config["unit_of_measurement"] == "pts"
     for config in configs.values():
-        assert config["availability_topic"] == "parlor/t7/availability"
+        assert config["availability_topic"] == "parlor/v1/t7/availability"
         assert config["device"]["identifiers"] == ["tablectl_t7"]
         assert {"name", "manufacturer", "model"} <= set(config["device"])
-    assert configs["round"]["state_topic"] == "parlor/t7/state"
+    assert configs["round"]["state_topic"] == "parlor/v1/t7/state"
     assert "value_json.round" in configs["round"]["value_template"]
     assert configs["phase"]["value_template"] == "{{ value_json.phase }}"
     assert len({c["unique_id"] for c in configs.values()}) == len(configs)
@@ -343,7 +348,7 @@ asyncio.run(main())
 
 async def test_last_will_marks_killed_daemon_offline(mosquitto: Broker) -> None:
     """A daemon killed with SIGKILL shows ``offline`` (retained) via its last will."""
-    topic = "tablectl/t9/availability"
+    topic = "tablectl/v1/t9/availability"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-c", CHILD, str(mosquitto.port), env=env, cwd=REPO
@@ -396,10 +401,12 @@ async def test_broker_restart_reconnects_and_republishes(mosquitto: Broker) -> N
         await asyncio.to_thread(mosquitto.start)  # same port; its retained store is empty
         await wait_until(idle(publisher))
         assert publisher.stats.reconnects == 1
-        got = await retained(mosquitto, "tablectl/t1/state", {"tablectl/t1/state"})
-        assert json.loads(got["tablectl/t1/state"])["honba"] == 199
-        got = await retained(mosquitto, "tablectl/t1/availability", {"tablectl/t1/availability"})
-        assert got["tablectl/t1/availability"] == b"online"
+        got = await retained(mosquitto, "tablectl/v1/t1/state", {"tablectl/v1/t1/state"})
+        assert json.loads(got["tablectl/v1/t1/state"])["honba"] == 199
+        got = await retained(
+            mosquitto, "tablectl/v1/t1/availability", {"tablectl/v1/t1/availability"}
+        )
+        assert got["tablectl/v1/t1/availability"] == b"online"
 
 
 async def test_auth_wrong_password_logs_and_retries_right_one_works(
@@ -419,8 +426,8 @@ async def test_auth_wrong_password_logs_and_retries_right_one_works(
     async with TablePublisher(settings_for(mosquitto_auth), "t1", 4) as publisher:
         publisher.publish_state(STATE)
         await wait_until(idle(publisher))
-        got = await retained(mosquitto_auth, "tablectl/t1/state", {"tablectl/t1/state"})
-        assert json.loads(got["tablectl/t1/state"]) == STATE
+        got = await retained(mosquitto_auth, "tablectl/v1/t1/state", {"tablectl/v1/t1/state"})
+        assert json.loads(got["tablectl/v1/t1/state"]) == {"v": 1, **STATE}
 
 
 async def test_cancelled_run_still_says_offline(mosquitto: Broker) -> None:
@@ -431,8 +438,8 @@ async def test_cancelled_run_still_says_offline(mosquitto: Broker) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    got = await retained(mosquitto, "tablectl/t1/availability", {"tablectl/t1/availability"})
-    assert got["tablectl/t1/availability"] == b"offline"
+    got = await retained(mosquitto, "tablectl/v1/t1/availability", {"tablectl/v1/t1/availability"})
+    assert got["tablectl/v1/t1/availability"] == b"offline"
 
 
 async def test_close_without_broker_is_prompt(unused_port: int) -> None:
@@ -466,17 +473,17 @@ async def test_retained_topics_overwritten_by_another_client_are_put_back(
     async with TablePublisher(settings_for(mosquitto), "t1", 4) as publisher:
         publisher.publish_state(STATE)
         await wait_until(idle(publisher))
-        truth = await retained(mosquitto, "#", {discovery, "tablectl/t1/seat/2/score"})
+        truth = await retained(mosquitto, "#", {discovery, "tablectl/v1/t1/seat/2/score"})
         async with Client(mosquitto.host, mosquitto.port) as intruder:
-            await intruder.publish("tablectl/t1/availability", b"offline", qos=1, retain=True)
+            await intruder.publish("tablectl/v1/t1/availability", b"offline", qos=1, retain=True)
             await intruder.publish(discovery, b'{"name": "pwned"}', qos=1, retain=True)
-            await intruder.publish("tablectl/t1/seat/2/score", b"99999", qos=1, retain=True)
+            await intruder.publish("tablectl/v1/t1/seat/2/score", b"99999", qos=1, retain=True)
         await wait_until(lambda: publisher.stats.overwritten >= 3)
         await wait_until(idle(publisher))
         got = await retained_all(mosquitto, "#")
-        assert got["tablectl/t1/availability"] == b"online"
+        assert got["tablectl/v1/t1/availability"] == b"online"
         assert got[discovery] == truth[discovery]
-        assert got["tablectl/t1/seat/2/score"] == truth["tablectl/t1/seat/2/score"]
+        assert got["tablectl/v1/t1/seat/2/score"] == truth["tablectl/v1/t1/seat/2/score"]
         # Our own publishes echo back without being taken for an intrusion.
         publisher.publish_state({**STATE, "scores": [1, 2, 3, 4]})
         await wait_until(idle(publisher))
