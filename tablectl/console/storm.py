@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_bridge import messages as m
+from tablectl.console.host import Publisher
 from tablectl.console.staff import PinHash, StaffGate, hash_pin
 from tablectl.replay import replay
 from tablectl.rules import events as ev
@@ -39,6 +40,8 @@ PIN = "2468"
 #: A cheap hash: the storm checks thousands of PINs.
 _PIN_HASH = PinHash.parse(hash_pin(PIN, iterations=1000))
 KEYS = list(m.Key)
+#: The storm's wall clock starts here (Unix time), so that alerts' times are reproducible.
+STORM_EPOCH = 1_764_000_000.0
 
 
 class InvariantBroken(AssertionError):
@@ -97,8 +100,17 @@ class _Journal:
 class KeyStorm:
     """One table under a seeded storm (see the module docstring)."""
 
-    def __init__(self, preset: str, seed: int, *, check_every: int = 200) -> None:
+    def __init__(
+        self,
+        preset: str,
+        seed: int,
+        *,
+        check_every: int = 200,
+        publisher: Publisher | None = None,
+    ) -> None:
         self.rng = random.Random(seed)
+        #: Gets what the table publishes (the MQTT contract test checks every message).
+        self.publisher = publisher
         self.preset = preset
         self.seed = seed
         self.check_every = check_every
@@ -118,7 +130,9 @@ class KeyStorm:
             rules,
             post=self.outbox.append,
             recorder=self.journal,
+            publisher=self.publisher,
             now=lambda: self.clock,
+            wall_time=lambda: STORM_EPOCH + self.clock,
             state=state,
             claim_window_s=0.5,
             rules_ref=ref,
@@ -263,7 +277,14 @@ class KeyStorm:
         await self.table.handle(m.TrayTotals(totals=tuple(scores)))
 
     async def _staff(self) -> None:
-        """STAFF, an action, and a PIN that is right most of the time."""
+        """STAFF, an action, and a PIN that is right most of the time; with a publisher,
+        as often a staff member acknowledging an alert from the parlor's dashboard (an
+        open one, or one that is gone)."""
+        if self.publisher is not None and self.rng.random() < 0.5:
+            alerts = self.table.alerts.as_list()
+            alert_id = self.rng.choice(alerts)["id"] if alerts else "a999"
+            self.table.acknowledge_alert(alert_id, "storm staff", via="mqtt")
+            return
         seat = self.rng.randrange(self.table.players)
         await self._key(seat, m.Key.STAFF_CALL)
         action = self.rng.choices(range(6), weights=(2, 3, 3, 3, 1, 2))[0]
@@ -313,7 +334,9 @@ class KeyStorm:
         self.outbox.clear()
         expected = json.loads(json.dumps(old.flow_snapshot()))
         after = json.loads(json.dumps(new.flow_snapshot()))
-        for key in ("phase", "consoles", "pending", "game_started", "tray_mismatch", "rules_ref"):
+        keys = ("phase", "consoles", "pending", "game_started", "tray_mismatch", "rules_ref",
+                "staff_calls")  # fmt: skip
+        for key in keys:
             if after[key] != expected[key]:
                 raise InvariantBroken(
                     f"after a restart the console flow's {key} differs from a reconnect's:"

@@ -1,27 +1,34 @@
-"""The daemon with MQTT configured: an autoplayed game against a real Mosquitto.
+"""The daemon with MQTT configured, against a real Mosquitto.
 
 A parlor watching the broker sees the table's retained state, per-seat scores that match
-the game's final scores, and the finished game.
+the game's final scores, and the finished game, every message within the public contract
+(docs/mqtt/*.schema.json); a staff member's acknowledgement from the parlor ends a staff
+call and is journalled as a staff action.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 from pathlib import Path
 from typing import Any
 
 import aiomqtt
+import pytest
 
+from firmware_bridge.messages import Key
 from hw_sim import SimTable
 from tablectl.config import config_for
 from tablectl.daemon import Daemon
+from tablectl.journal import Journal
 from tablectl.mqtt_settings import MqttSettings
 from tablectl.rules.loader import load_rules
+from tests.mqtt_contract import check
 
 
 async def test_daemon_publishes_state_scores_and_the_finished_game(
-    mosquitto: Any, tmp_path: Path
+    mosquitto: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     house = load_rules("sanma-free")
     sim = SimTable(house, 3, max_games=1)
@@ -33,18 +40,19 @@ async def test_daemon_publishes_state_scores_and_the_finished_game(
     games: list[dict[str, Any]] = []
     game_seen = asyncio.Event()
     received: dict[str, Any] = {}
+    counts: collections.Counter[str] = collections.Counter()
 
     async with aiomqtt.Client("127.0.0.1", mosquitto.port) as watcher:
-        await watcher.subscribe("parlor/t9/#", qos=1)
+        await watcher.subscribe("parlor/v1/t9/#", qos=1)
 
         async def watch() -> None:
             async for message in watcher.messages:
                 payload = message.payload
                 text = payload.decode() if isinstance(payload, bytes | bytearray) else str(payload)
-                received[str(message.topic)] = (
-                    json.loads(text) if text[:1] in "{[0123456789-" else text
-                )
-                if str(message.topic) == "parlor/t9/games":
+                assert isinstance(payload, bytes)
+                received[str(message.topic)] = check(str(message.topic), payload)
+                counts[str(message.topic).rsplit("/", 1)[-1]] += 1
+                if str(message.topic) == "parlor/v1/t9/games":
                     games.append(json.loads(text))
                     game_seen.set()
 
@@ -66,10 +74,76 @@ async def test_daemon_publishes_state_scores_and_the_finished_game(
             watcher_task.cancel()
     final = games[0]["final"]
     assert games[0]["rules"] == "sanma-free"
-    state = received["parlor/t9/state"]
+    state = received["parlor/v1/t9/state"]
     assert state["finished"] is True and state["rules"] == "sanma-free"
     raw_scores = state["scores"]
-    assert [received[f"parlor/t9/seat/{s}/score"] for s in range(3)] == raw_scores
+    assert [received[f"parlor/v1/t9/seat/{s}/score"] for s in range(3)] == raw_scores
     # Raw scores plus the leftover deposits given to the top are the final scores.
     assert sum(final["scores"]) == sum(raw_scores) + state["deposits"]
-    assert received["parlor/t9/availability"] in ("online", "offline")
+    assert received["parlor/v1/t9/availability"] in ("online", "offline")
+
+    assert counts["hands"] == games[0]["hands"]
+    # The broker echoes the table's own retained messages, often after a newer state was
+    # queued: an echo is not another client's overwrite (it was taken for one).
+    assert "another MQTT client wrote" not in caplog.text
+
+
+async def test_a_staff_ack_from_the_parlor_ends_a_staff_call(
+    mosquitto: Any, tmp_path: Path
+) -> None:
+    sim = SimTable("jboy", 1, autoplay=False)
+    url = await sim.start_pty()
+    settings = MqttSettings(host="127.0.0.1", port=mosquitto.port)
+    journal_path = tmp_path / "journal.sqlite3"
+    config = config_for(url, "jboy", journal_path, table_id="t4", mqtt=settings)
+    states: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+
+    async with aiomqtt.Client("127.0.0.1", mosquitto.port) as parlor:
+        await parlor.subscribe("tablectl/v1/t4/#", qos=1)
+
+        async def next_state(want: Any) -> dict[str, Any]:
+            async with asyncio.timeout(10):
+                async for message in parlor.messages:
+                    assert isinstance(message.payload, bytes)
+                    if str(message.topic).endswith("/staff/ack"):
+                        continue  # our own, the bad one included
+                    value = check(str(message.topic), message.payload)
+                    if str(message.topic).endswith("/events"):
+                        events.append(value)
+                    if str(message.topic).endswith("/state"):
+                        states.append(value)
+                    if states and want(states[-1]):
+                        return states[-1]
+            raise AssertionError("unreachable")
+
+        daemon = Daemon(config, claim_window_s=0.05)
+        task = asyncio.create_task(daemon.run())
+        try:
+            await next_state(lambda s: s["link"] == "up")
+            sim.press(2, Key.STAFF_CALL)
+            sim.press(2, Key.DIGIT_0)
+            called = await next_state(lambda s: s["alerts"])
+            [alert] = called["alerts"]
+            assert (alert["kind"], alert["seat"], alert["acked_by"]) == ("staff_call", 2, None)
+            # Not an ack: the table logs it and changes nothing.
+            await parlor.publish("tablectl/v1/t4/staff/ack", b'{"alert": 5}', qos=1)
+            ack = {"alert": alert["id"], "by": "Mika", "at": 1764000000.0}
+            await parlor.publish("tablectl/v1/t4/staff/ack", json.dumps(ack), qos=1)
+            answered = await next_state(lambda s: not s["alerts"])
+            assert answered["link"] == "up"
+            # The note of the acknowledgement and the state without the alert are queued
+            # together; the publisher sends its streams in turns.
+            if not any(e["type"] == "staff_action" for e in events):
+                await next_state(lambda s: any(e["type"] == "staff_action" for e in events))
+        finally:
+            daemon.stop.set()
+            await task
+            await sim.close()
+    acks = [e for e in events if e["type"] == "staff_action"]
+    assert [(e["action"], e["alert"], e["by"], e["via"]) for e in acks] == [
+        ("alert_ack", alert["id"], "Mika", "mqtt")
+    ]
+    with Journal.open(journal_path, readonly=True) as journal:
+        notes = [n for n in journal.notes() if n.kind == "staff_action"]
+    assert [(n.detail["by"], n.detail["via"]) for n in notes] == [("Mika", "mqtt")]
