@@ -34,10 +34,11 @@ async def serve(settings: DashboardSettings, ready: asyncio.Event | None = None)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    link_task = asyncio.create_task(link.run())
+    link_task: asyncio.Task[None] | None = None
     try:
         site = web.TCPSite(runner, settings.listen_host, settings.listen_port)
         await site.start()
+        link_task = asyncio.create_task(link.run())
         _log.info(
             "dashboard on http://%s:%s/ (broker %s:%s)",
             settings.listen_host,
@@ -49,9 +50,10 @@ async def serve(settings: DashboardSettings, ready: asyncio.Event | None = None)
             ready.set()
         await stop.wait()
     finally:
-        link_task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await link_task
+        if link_task is not None:
+            link_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await link_task
         await runner.cleanup()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)

@@ -111,3 +111,14 @@ def test_language_from_accept_language() -> None:
     assert pick_language("fr-FR,ja;q=0.5,en;q=0.8") == "en"
     assert pick_language("de, fr") == "en"
     assert pick_language("en;q=0, ja;q=0.1") == "ja"
+
+
+def test_the_daemon_side_never_imports_aiohttp() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tablectl.cli, tablectl.daemon, tablectl.dashboard.settings;"
+        "sys.exit('aiohttp' in sys.modules)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
