@@ -84,6 +84,11 @@ function t(key, ...args) {
   return String(text).replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
 }
 
+function rankText(place) {
+  const names = I18N[lang].rank || I18N.en.rank;
+  return names[place - 1] || String(place);
+}
+
 function sub(group, key) {
   const own = I18N[lang][group] || {};
   return own[key] || (I18N.en[group] || {})[key] || String(key || "");
@@ -107,6 +112,7 @@ function el(tag, attrs, ...children) {
 const $ = (id) => document.getElementById(id);
 const points = (n) => (typeof n === "number" ? n.toLocaleString("en-US") : "–");
 const signed = (n) => (n > 0 ? "+" : "") + points(n);
+const signedResult = (n) => (typeof n === "number" ? (n > 0 ? "+" : "") + n.toFixed(1) : "–");
 
 function roundText(round) {
   if (!round) return "–";
@@ -239,13 +245,13 @@ function card(table) {
     class: `seat rank-${seat.rank}${seat.dealer ? " dealer" : ""}${seat.riichi ? " riichi" : ""}`,
     "data-seat": seat.seat,
   },
-  el("span", { class: "wind" }, sub("winds", seat.wind).slice(0, lang === "ja" ? 1 : 1)),
+  el("span", { class: "wind" }, sub("winds", seat.wind).slice(0, 1)),
   el("span", { class: "name" }, seat.name || sub("winds", seat.wind)),
   el("span", { class: "marks" },
     seat.dealer ? el("span", { class: "mark dealer-mark", title: t("dealer") }, t("dealer")) : null,
     seat.riichi ? el("span", { class: "mark riichi-mark" }, t("riichi")) : null),
   el("span", { class: "score" }, points(seat.score)),
-  el("span", { class: "rank" }, t("rank")[seat.rank - 1] || seat.rank))));
+  el("span", { class: "rank" }, rankText(seat.rank)))));
   const children = [head, el("p", { class: "facts" }, facts.join(" · ")), seats];
   if (state.last_hand) children.push(lastHand(table, state.last_hand));
   if (state.finished) children.push(el("p", { class: "finished" }, t("finished")));
@@ -299,8 +305,8 @@ function renderGames() {
       { hour: "2-digit", minute: "2-digit" });
     const places = game.ranking.map((seat, place) => {
       const name = game.names && game.names[seat] ? game.names[seat] : `${t("seat")} ${seat}`;
-      const result = game.result ? ` (${signed(game.result[seat])})` : "";
-      return el("li", {}, `${t("rank")[place] || place + 1} ${name} ${points(game.scores[seat])}${result}`);
+      const result = game.result ? ` (${signedResult(game.result[seat])})` : "";
+      return el("li", {}, `${rankText(place + 1)} ${name} ${points(game.scores[seat])}${result}`);
     });
     return el("tr", { "data-game": game.game_id },
       el("td", {}, when), el("td", {}, game.table), el("td", {}, game.rules),
