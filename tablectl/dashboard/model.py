@@ -125,15 +125,20 @@ def _hand_result(value: Any, players: int) -> dict[str, Any] | None:
     """A settled hand's summary (``last_hand`` of the state, or a ``hands`` message)."""
     if not isinstance(value, dict):
         return None
-    kind = _text(value.get("kind"), 32)
+    # "kind" in the v1 contract; the replay form's "result" (with "winner" for a tsumo)
+    # is read too, while the table side settles on one.
+    kind = _text(value.get("kind"), 32) or _text(value.get("result"), 32)
     if kind is None:
         return None
     deltas = _nums(value.get("deltas"))
+    winners = value.get("winners")
+    if winners is None and _int(value.get("winner")) is not None:
+        winners = [value["winner"]]
     return {
         "round": _round(value.get("round")),
         "honba": _int(value.get("honba")) or 0,
         "kind": kind,
-        "winners": _seats(value.get("winners"), players),
+        "winners": _seats(winners, players),
         "deltas": deltas if deltas is not None and len(deltas) == players else None,
     }
 
@@ -191,9 +196,11 @@ class TableView:
                 }
             )
         for alert in (self.state or {}).get("alerts", []):
-            out.append(
-                {**alert, "table": self.table, "local": False, "ack": self.acks.get(alert["id"])}
-            )
+            ack = self.acks.get(alert["id"])
+            if ack is None and alert["acked_by"]:
+                ack = {"by": alert["acked_by"], "at": None}
+            shown = {k: v for k, v in alert.items() if k != "acked_by"}
+            out.append({**shown, "table": self.table, "local": False, "ack": ack})
         return out
 
     def as_json(self) -> dict[str, Any]:
@@ -342,6 +349,8 @@ class ParlorModel:
                     "seat": seat if seat is not None and 0 <= seat < players else None,
                     "text": _text(raw.get("text")) or "",
                     "since": _num(raw.get("since")),
+                    # Set by the table once staff acknowledged it (from any dashboard).
+                    "acked_by": _text(raw.get("acked_by"), 40),
                 }
             )
         phase = _text(data.get("phase"), 32)

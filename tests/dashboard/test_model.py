@@ -292,3 +292,17 @@ def test_topics_outside_the_contract_are_ignored() -> None:
     assert model.apply("tablectl/v1/t1/state", json.dumps(state()).encode(), NOW) == set()
     assert model.apply("parlor/v1/t1/state", json.dumps(state()).encode(), NOW) == {"table:t1"}
     assert model.ignored == 1
+
+
+def test_the_replay_form_of_a_hand_and_a_table_side_ack_are_read_too() -> None:
+    model = ParlorModel()
+    taken = {"id": "a9", "kind": "fault", "seat": None, "text": "", "since": NOW, "acked_by": "Kai"}
+    last = {"round": {"wind": "E", "number": 1}, "honba": 0, "result": "tsumo", "winner": 2}
+    put(model, "t1", "state", state(alerts=[taken], last_hand={**last, "deltas": [-1, -1, 3, -1]}))
+    card = model.view("table:t1")["table"]
+    assert card["state"]["last_hand"]["kind"] == "tsumo"
+    assert card["state"]["last_hand"]["winners"] == [2]
+    [alert] = card["alerts"]
+    assert alert["ack"] == {"by": "Kai", "at": None} and "acked_by" not in alert
+    hand = {"game_id": "g1", "hand": 1, **last, "scores": [24000, 24000, 28000, 24000]}
+    assert put(model, "t1", "hands", hand) == {"table:t1"}
