@@ -361,6 +361,67 @@ def _staff_pin(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@command("dashboard")
+def _dashboard(args: argparse.Namespace) -> int:
+    """Serve the parlor's live web page from the broker's table topics."""
+    import asyncio
+    import logging
+
+    from tablectl.dashboard.settings import SettingsError, load_settings
+
+    name = "tablectl dashboard"
+    try:
+        settings = load_settings(args.broker, args.listen, args.config, args.prefix)
+    except SettingsError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        from tablectl.dashboard.server import serve
+    except ImportError as exc:
+        print(f"{name}: {exc.name} is not installed (pip install 'tablectl[dashboard]')",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_CONFIG
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        asyncio.run(serve(settings))
+    except OSError as exc:
+        where = f"{settings.listen_host}:{settings.listen_port}"
+        print(f"{name}: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+@command("dashboard-password")
+def _dashboard_password(args: argparse.Namespace) -> int:
+    """Print the config line for a dashboard password read from the terminal or stdin."""
+    import getpass
+
+    from tablectl.dashboard.auth import PasswordError, hash_password
+
+    name = "tablectl dashboard-password"
+    if sys.stdin.isatty():
+        password = getpass.getpass("dashboard password: ")
+        if getpass.getpass("again: ") != password:
+            print(f"{name}: the two passwords differ; nothing printed", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        password = sys.stdin.readline(300).rstrip("\r\n")
+    try:
+        line = hash_password(password)
+    except PasswordError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    key = "view_password_hash" if args.view else "staff_password_hash"
+    print("[dashboard]")
+    print(f'{key} = "{line}"')
+    return EXIT_OK
+
+
 @command("ctl")
 def _ctl(args: argparse.Namespace) -> int:
     """Ask the running daemon for its status, an abandon, a new game or an undo."""
@@ -483,7 +544,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_bringup = sub.add_parser(
         "bringup", help="check every sensor and actuator of a table, with a technician"
     )
-    p_bringup.add_argument("url", help="the table: a serial port, socket://HOST:PORT, usb://VID:PID")
+    p_bringup.add_argument(
+        "url", help="the table: a serial port, socket://HOST:PORT, usb://VID:PID"
+    )
     p_bringup.add_argument("--report", metavar="PREFIX", help="write PREFIX.txt and PREFIX.json")
     p_bringup.add_argument(
         "--key-timeout", type=float, default=30.0, help="s to wait for each key or answer"
@@ -492,6 +555,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--motor-timeout", type=float, default=60.0, help="s to wait for each wall's motors"
     )
     p_bringup.set_defaults(handler="bringup")
+
+    p_dash = sub.add_parser("dashboard", help="serve a live web page of every table for staff")
+    p_dash.add_argument("--broker", metavar="URL", help="the parlor broker, mqtt://HOST:PORT")
+    p_dash.add_argument(
+        "--listen", metavar="HOST:PORT", help="where to serve the page (default 127.0.0.1:8080)"
+    )
+    p_dash.add_argument("--config", metavar="FILE", help="TOML file with a [dashboard] section")
+    p_dash.add_argument("--prefix", help="the tables' topic prefix (default tablectl)")
+    p_dash.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    p_dash.set_defaults(handler="dashboard")
+
+    p_dpw = sub.add_parser(
+        "dashboard-password", help="print the [dashboard] hash line for a password (stdin)"
+    )
+    p_dpw.add_argument(
+        "--view", action="store_true", help="the password to view the page, not the staff one"
+    )
+    p_dpw.set_defaults(handler="dashboard-password")
 
     p_ctl = sub.add_parser("ctl", help="staff actions on the running daemon (Unix socket)")
     p_ctl.add_argument("action", choices=("status", "abandon", "new-game", "undo"))

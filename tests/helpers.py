@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tablectl.replay import replay
 
@@ -102,3 +112,123 @@ class RecordingPublisher:
     def publish_hand(self, hand: dict[str, Any]) -> None:
         """Keep a settled hand."""
         self.hands.append(hand)
+
+
+# --- a real Mosquitto on 127.0.0.1 (tests/daemon, tests/dashboard) ---------------------
+
+#: How long a broker may take to start listening; it takes ~50 ms, CI can be slow.
+BROKER_START_TIMEOUT = 10.0
+
+
+def find_executable(name: str) -> str | None:
+    """``name`` on PATH, or in /usr/sbin (the Debian package's place, not on users' PATH)."""
+    found = shutil.which(name)
+    if found is None and os.access(f"/usr/sbin/{name}", os.X_OK):
+        found = f"/usr/sbin/{name}"
+    return found
+
+
+def require_executable(name: str) -> str:
+    path = find_executable(name)
+    if path is None:
+        reason = f"{name} not installed (apt-get install mosquitto)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; CI must run the MQTT tests against a real broker")
+        pytest.skip(reason)
+    return path
+
+
+def free_port() -> int:
+    """A port nobody listens on now (the kernel's pick for port 0)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Broker:
+    """One Mosquitto process on 127.0.0.1:``port``; stop and start it at will."""
+
+    executable: str
+    workdir: Path
+    port: int
+    username: str | None = None
+    password: str | None = None
+    password_file: Path | None = None
+    #: A folder with ca.pem, server.pem and server.key: a TLS listener that requires a
+    #: client certificate signed by that CA.
+    tls_dir: Path | None = None
+    process: subprocess.Popen[bytes] | None = None
+
+    host = "127.0.0.1"
+
+    @property
+    def log(self) -> Path:
+        return self.workdir / "mosquitto.log"
+
+    def start(self) -> None:
+        """Start the broker and wait until its port accepts connections."""
+        assert self.process is None, "broker already running"
+        lines = [
+            f"listener {self.port} {self.host}",
+            # Retained messages vanish with a restart: the publisher must re-send them.
+            "persistence false",
+            "log_dest stderr",
+            # As root, mosquitto would drop to user 'mosquitto', who cannot read tmp_path.
+            "user root",
+        ]
+        if self.tls_dir is not None:
+            lines += [
+                f"cafile {self.tls_dir / 'ca.pem'}",
+                f"certfile {self.tls_dir / 'server.pem'}",
+                f"keyfile {self.tls_dir / 'server.key'}",
+                "require_certificate true",
+            ]
+        if self.password_file is None:
+            lines.append("allow_anonymous true")
+        else:
+            lines += ["allow_anonymous false", f"password_file {self.password_file}"]
+        config = self.workdir / "mosquitto.conf"
+        config.write_text("\n".join(lines) + "\n")
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [self.executable, "-c", str(config)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+        deadline = time.monotonic() + BROKER_START_TIMEOUT
+        while True:
+            if self.process.poll() is not None:
+                self.process = None
+                pytest.fail(f"mosquitto exited at start:\n{self.log.read_text()}")
+            try:
+                socket.create_connection((self.host, self.port), timeout=0.5).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    pytest.fail(f"mosquitto did not listen on {self.port}:\n{self.log.read_text()}")
+                time.sleep(0.01)
+
+    def stop(self) -> None:
+        """Stop the broker (SIGTERM, then SIGKILL) and reap it."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def running_broker(tmp_path: Path, **kwargs: object) -> Iterator[Broker]:
+    """Start a Broker on a free port in ``tmp_path``; stop it when the generator ends."""
+    broker = Broker(require_executable("mosquitto"), tmp_path, free_port(), **kwargs)  # type: ignore[arg-type]
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()

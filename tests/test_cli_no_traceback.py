@@ -95,6 +95,20 @@ CASES: list[tuple[str, list[str], int]] = [
     ("bringup", ["bringup", "gopher://x"], 2),
     ("bringup", ["bringup", "socket://127.0.0.1:1", "--motor-timeout", "-1"], 2),
     ("bringup", ["bringup"], 2),
+    ("dashboard", ["dashboard"], 2),
+    ("dashboard", ["dashboard", "--broker", "http://127.0.0.1:1883"], 2),
+    ("dashboard", ["dashboard", "--broker", "mqtt://127.0.0.1:99999"], 2),
+    ("dashboard", ["dashboard", "--broker", "mqtt://127.0.0.1:1883", "--listen", "nowhere"], 2),
+    (
+        "dashboard",
+        ["dashboard", "--broker", "mqtt://127.0.0.1:1883", "--listen", "0.0.0.0:8080"],
+        2,
+    ),
+    ("dashboard", ["dashboard", "--broker", "mqtt://127.0.0.1:1883", "--config", "{bad}"], 2),
+    ("dashboard", ["dashboard", "--broker", "mqtt://127.0.0.1:1883", "--config", "{deep}"], 2),
+    ("dashboard", ["dashboard", "--config", "{dir}/missing.toml"], 2),
+    ("dashboard-password", ["dashboard-password"], 2),
+    ("dashboard-password", ["dashboard-password", "--bogus"], 2),
 ]
 
 

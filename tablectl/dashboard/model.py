@@ -1,0 +1,481 @@
+"""The parlor as the dashboard sees it: MQTT messages folded into tables, alerts, games.
+
+Pure and synchronous (no network, no clock of its own: times are passed in), so every
+rule is unit-testable. :meth:`ParlorModel.apply` takes one MQTT message (topic and raw
+payload) and returns the keys of what changed, which the web layer pushes to the pages:
+
+* ``"table:<t>"``: that table's card, its alerts or its hands;
+* ``"games"``: the list of finished games;
+* ``"broker"``: whether the dashboard is connected to the broker.
+
+The payloads come from the broker, where any client with write access could publish
+anything: every field is checked for its type and bounded in size, and a message that
+does not fit the contract (docs/mqtt.md, version 1) is ignored and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "LEAVES",
+    "ParlorModel",
+    "TableView",
+    "parse_topic",
+    "ranks",
+    "subscriptions",
+]
+
+#: The leaves of ``<p>/v1/<t>/<leaf>`` the dashboard reads.
+LEAVES = ("availability", "state", "events", "games", "hands")
+#: The contract version in the topics.
+VERSION = "v1"
+#: Largest payload read (bytes); a table's state is about 1 KB.
+MAX_PAYLOAD = 64 * 1024
+#: Bounds that keep a noisy or hostile publisher from eating the dashboard's memory.
+MAX_TABLES = 256
+MAX_HANDS = 300
+MAX_GAMES = 200
+MAX_ALERTS = 32
+MAX_EVENTS = 8
+MAX_TEXT = 200
+#: Table ids are topic levels: the table side allows this alphabet only.
+_TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: Seat winds in order from the dealer.
+WINDS = ("E", "S", "W", "N")
+#: Alert kinds the table publishes; ``offline`` is the dashboard's own.
+ALERT_KINDS = ("staff_call", "fault", "tray_mismatch", "link_down", "last_game")
+OFFLINE_KIND = "offline"
+
+
+def subscriptions(prefix: str) -> list[str]:
+    """The topic filters the dashboard subscribes to under ``prefix``."""
+    return [f"{prefix}/{VERSION}/+/{leaf}" for leaf in LEAVES]
+
+
+def parse_topic(prefix: str, topic: str) -> tuple[str, str] | None:
+    """``(table, leaf)`` of a topic ``<prefix>/v1/<table>/<leaf>``, or ``None``."""
+    head = f"{prefix}/{VERSION}/"
+    if not topic.startswith(head):
+        return None
+    parts = topic[len(head) :].split("/")
+    if len(parts) != 2 or parts[1] not in LEAVES or not _TABLE_ID.match(parts[0]):
+        return None
+    return parts[0], parts[1]
+
+
+def ranks(scores: list[int | float]) -> list[int]:
+    """Each seat's place (1 = first) by score; equal scores go by seat order."""
+    order = sorted(range(len(scores)), key=lambda seat: (-scores[seat], seat))
+    places = [0] * len(scores)
+    for place, seat in enumerate(order, start=1):
+        places[seat] = place
+    return places
+
+
+# --- checking payload fields -------------------------------------------------------------
+
+
+def _num(value: Any) -> int | float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value
+
+
+def _text(value: Any, limit: int = MAX_TEXT) -> str | None:
+    return value[:limit] if isinstance(value, str) else None
+
+
+def _nums(value: Any, seats: int = 4) -> list[int | float] | None:
+    if not isinstance(value, list) or not 2 <= len(value) <= seats:
+        return None
+    out = [_num(v) for v in value]
+    return None if any(v is None for v in out) else out  # type: ignore[return-value]
+
+
+def _seats(value: Any, players: int) -> list[int]:
+    if not isinstance(value, list):
+        return []
+    return sorted({v for v in value if _int(v) is not None and 0 <= v < players})
+
+
+def _round(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, dict):
+        return None
+    wind, number = value.get("wind"), _int(value.get("number"))
+    if wind not in WINDS or number is None:
+        return None
+    return {"wind": wind, "number": number}
+
+
+def _hand_result(value: Any, players: int) -> dict[str, Any] | None:
+    """A settled hand's summary (``last_hand`` of the state, or a ``hands`` message)."""
+    if not isinstance(value, dict):
+        return None
+    # "kind" in the v1 contract; the replay form's "result" (with "winner" for a tsumo)
+    # is read too, while the table side settles on one.
+    kind = _text(value.get("kind"), 32) or _text(value.get("result"), 32)
+    if kind is None:
+        return None
+    deltas = _nums(value.get("deltas"))
+    winners = value.get("winners")
+    if winners is None and _int(value.get("winner")) is not None:
+        winners = [value["winner"]]
+    return {
+        "round": _round(value.get("round")),
+        "honba": _int(value.get("honba")) or 0,
+        "kind": kind,
+        "winners": _seats(winners, players),
+        "deltas": deltas if deltas is not None and len(deltas) == players else None,
+    }
+
+
+def _decode(payload: bytes) -> Any:
+    if len(payload) > MAX_PAYLOAD:
+        return None
+    try:
+        return json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+# --- the model ---------------------------------------------------------------------------
+
+
+@dataclass
+class TableView:
+    """One table: what its retained topics and its hands say, and the staff's acks."""
+
+    table: str
+    #: ``True`` online, ``False`` offline, ``None`` not heard yet.
+    online: bool | None = None
+    #: The last valid state, checked field by field (``None`` before the first one).
+    state: dict[str, Any] | None = None
+    #: The hands of the game in ``hands_game`` (by hand number).
+    hands: dict[int, dict[str, Any]] = field(default_factory=dict)
+    hands_game: str | None = None
+    #: Acks sent or seen for the table's alerts: alert id -> {"by", "at"}.
+    acks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: When the daemon went offline (unix time), for the derived alert.
+    offline_since: float | None = None
+    #: The last few events, newest last, for a ticker.
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def offline_alert_id(self) -> str:
+        """The id of the dashboard's own "daemon offline" alert for this table."""
+        return f"offline-{self.table}"
+
+    def alerts(self) -> list[dict[str, Any]]:
+        """The table's alerts staff must see, the derived offline one first."""
+        out: list[dict[str, Any]] = []
+        if self.online is False:
+            alert_id = self.offline_alert_id()
+            out.append(
+                {
+                    "id": alert_id,
+                    "table": self.table,
+                    "kind": OFFLINE_KIND,
+                    "seat": None,
+                    "text": "",
+                    "since": self.offline_since,
+                    "local": True,
+                    "ack": self.acks.get(alert_id),
+                }
+            )
+        for alert in (self.state or {}).get("alerts", []):
+            ack = self.acks.get(alert["id"])
+            if ack is None and alert["acked_by"]:
+                ack = {"by": alert["acked_by"], "at": None}
+            shown = {k: v for k, v in alert.items() if k != "acked_by"}
+            out.append({**shown, "table": self.table, "local": False, "ack": ack})
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        """The table as the page shows it (seats with wind, rank, dealer and riichi marks)."""
+        state = self.state
+        seats: list[dict[str, Any]] = []
+        if state is not None:
+            scores = state["scores"]
+            players = len(scores)
+            places = ranks(scores)
+            names = state["names"]
+            for seat in range(players):
+                seats.append(
+                    {
+                        "seat": seat,
+                        "wind": WINDS[(seat - state["dealer"]) % players],
+                        "name": names[seat] if names else None,
+                        "score": scores[seat],
+                        "rank": places[seat],
+                        "dealer": seat == state["dealer"],
+                        "riichi": seat in state["riichi"],
+                    }
+                )
+        return {
+            "table": self.table,
+            "online": self.online,
+            "state": None if state is None else {k: v for k, v in state.items() if k != "alerts"},
+            "seats": seats,
+            "alerts": self.alerts(),
+            "hands": [self.hands[n] for n in sorted(self.hands)],
+            "hands_game": self.hands_game,
+            "events": self.events,
+        }
+
+
+class ParlorModel:
+    """Every table, alert and finished game the broker told the dashboard about."""
+
+    def __init__(self, prefix: str = "tablectl") -> None:
+        self.prefix = prefix
+        self.tables: dict[str, TableView] = {}
+        #: Finished games by game id, oldest first (bounded by ``MAX_GAMES``).
+        self.games: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.broker_connected = False
+        #: Messages that did not fit the contract and were ignored.
+        self.ignored = 0
+
+    # -- input ----------------------------------------------------------------------------
+
+    def apply(self, topic: str, payload: bytes, now: float) -> set[str]:
+        """Fold one MQTT message in; the keys of what changed (empty if nothing did)."""
+        where = parse_topic(self.prefix, topic)
+        if where is None:
+            self.ignored += 1
+            return set()
+        table_id, leaf = where
+        if table_id not in self.tables and len(self.tables) >= MAX_TABLES:
+            self.ignored += 1
+            return set()
+        table = self.tables.get(table_id) or TableView(table_id)
+        if leaf == "availability":
+            changed = self._availability(table, payload, now)
+        else:
+            data = _decode(payload)
+            if leaf == "state":
+                changed = self._state(table, data)
+            elif leaf == "hands":
+                changed = self._hand(table, data)
+            elif leaf == "games":
+                changed = self._game(table, data, now)
+            else:
+                changed = self._event(table, data)
+        if changed is None:
+            self.ignored += 1
+            return set()
+        if changed and table_id not in self.tables:
+            self.tables[table_id] = table
+        return changed
+
+    def set_broker(self, connected: bool) -> set[str]:
+        """Record whether the dashboard's own broker link is up."""
+        if connected == self.broker_connected:
+            return set()
+        self.broker_connected = connected
+        return {"broker"}
+
+    def _availability(self, table: TableView, payload: bytes, now: float) -> set[str] | None:
+        text = payload.decode("utf-8", "replace").strip()
+        if text not in ("online", "offline"):
+            return None
+        online = text == "online"
+        if table.online == online:
+            return set()
+        table.online = online
+        offline_id = table.offline_alert_id()
+        table.acks.pop(offline_id, None)  # a new outage wants a new acknowledgement
+        table.offline_since = None if online else now
+        return {f"table:{table.table}"}
+
+    def _state(self, table: TableView, data: Any) -> set[str] | None:
+        state = self._check_state(table.table, data)
+        if state is None:
+            return None
+        table.state = state
+        live = {a["id"] for a in state["alerts"]} | {table.offline_alert_id()}
+        for alert_id in list(table.acks):
+            if alert_id not in live:
+                del table.acks[alert_id]  # the table dropped it: forget the ack too
+        game = state["game_id"]
+        if game is not None and game != table.hands_game:
+            table.hands = {}
+            table.hands_game = game
+        return {f"table:{table.table}"}
+
+    @staticmethod
+    def _check_state(table_id: str, data: Any) -> dict[str, Any] | None:
+        if not isinstance(data, dict) or data.get("v", 1) != 1:
+            return None
+        scores = _nums(data.get("scores"))
+        dealer = _int(data.get("dealer"))
+        if scores is None or dealer is None or not 0 <= dealer < len(scores):
+            return None
+        players = len(scores)
+        names = data.get("names")
+        if not (
+            isinstance(names, list)
+            and len(names) == players
+            and all(isinstance(n, str | None) for n in names)
+        ):
+            names = None
+        else:
+            names = [n[:40] if isinstance(n, str) else None for n in names]
+        alerts: list[dict[str, Any]] = []
+        raw_alerts = data.get("alerts")
+        for raw in raw_alerts if isinstance(raw_alerts, list) else []:
+            if not isinstance(raw, dict) or len(alerts) >= MAX_ALERTS:
+                continue
+            alert_id, kind = _text(raw.get("id"), 64), _text(raw.get("kind"), 32)
+            if not alert_id or not kind:
+                continue
+            seat = _int(raw.get("seat"))
+            alerts.append(
+                {
+                    "id": alert_id,
+                    "kind": kind,
+                    "seat": seat if seat is not None and 0 <= seat < players else None,
+                    "text": _text(raw.get("text")) or "",
+                    "since": _num(raw.get("since")),
+                    # Set by the table once staff acknowledged it (from any dashboard).
+                    "acked_by": _text(raw.get("acked_by"), 40),
+                }
+            )
+        phase = _text(data.get("phase"), 32)
+        link = data.get("link")
+        return {
+            "table": table_id,
+            "rules": _text(data.get("rules"), 40) or "",
+            "phase": phase or "",
+            "round": _round(data.get("round")),
+            "dealer": dealer,
+            "honba": _int(data.get("honba")) or 0,
+            "deposits": _num(data.get("deposits")) or 0,
+            "scores": scores,
+            "riichi": _seats(data.get("riichi"), players),
+            "tiles_left": _int(data.get("tiles_left")),
+            "finished": data.get("finished") is True,
+            "names": names,
+            "link": link if link in ("up", "down") else None,
+            "clock": _num(data.get("clock")),
+            "game_id": _text(data.get("game_id"), 64),
+            "hands": _int(data.get("hands")),
+            "last_hand": _hand_result(data.get("last_hand"), players),
+            "alerts": alerts,
+        }
+
+    def _hand(self, table: TableView, data: Any) -> set[str] | None:
+        if not isinstance(data, dict):
+            return None
+        number = _int(data.get("hand"))
+        game = _text(data.get("game_id"), 64)
+        scores = _nums(data.get("scores"))
+        if number is None or not game or scores is None:
+            return None
+        result = _hand_result(data, len(scores))
+        if result is None:
+            return None
+        if game != table.hands_game:
+            table.hands = {}
+            table.hands_game = game
+        hand = {"hand": number, **result, "scores": scores}
+        if table.hands.get(number) == hand:
+            return set()  # qos 1: the same hand twice
+        table.hands[number] = hand
+        while len(table.hands) > MAX_HANDS:
+            del table.hands[min(table.hands)]
+        return {f"table:{table.table}"}
+
+    def _game(self, table: TableView, data: Any, now: float) -> set[str] | None:
+        if not isinstance(data, dict):
+            return None
+        game = _text(data.get("game_id"), 64)
+        final = data.get("final")
+        if not game or not isinstance(final, dict):
+            return None
+        scores = _nums(final.get("scores"))
+        if scores is None:
+            return None
+        if game in self.games:
+            return set()  # qos 1 and re-sends after a reconnect: one game, once
+        players = len(scores)
+        ranking = final.get("ranking")
+        if not (isinstance(ranking, list) and sorted(ranking) == list(range(players))):
+            ranking = sorted(range(players), key=lambda s: (-scores[s], s))
+        result = _nums(final.get("result"))
+        state = table.state
+        names = state["names"] if state is not None and state["game_id"] == game else None
+        self.games[game] = {
+            "table": table.table,
+            "game_id": game,
+            "rules": _text(data.get("rules"), 40) or "",
+            "hands": _int(data.get("hands")),
+            "scores": scores,
+            "ranking": ranking,
+            "reason": _text(final.get("reason"), 40) or "",
+            "result": result if result is not None and len(result) == players else None,
+            "names": names,
+            "at": now,
+        }
+        while len(self.games) > MAX_GAMES:
+            self.games.popitem(last=False)
+        return {"games"}
+
+    def _event(self, table: TableView, data: Any) -> set[str] | None:
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            return None
+        event: dict[str, Any] = {"type": data["type"][:32]}
+        seat = _int(data.get("seat"))
+        if seat is not None:
+            event["seat"] = seat
+        table.events = [*table.events, event][-MAX_EVENTS:]
+        return {f"table:{table.table}"}
+
+    # -- staff ----------------------------------------------------------------------------
+
+    def find_alert(self, table_id: str, alert_id: str) -> dict[str, Any] | None:
+        """The live alert ``alert_id`` of ``table_id`` (with its ack), or ``None``."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return None
+        return next((a for a in table.alerts() if a["id"] == alert_id), None)
+
+    def acknowledge(self, table_id: str, alert_id: str, by: str, at: float) -> set[str]:
+        """Mark a live alert acknowledged by ``by``; it shows so until the table drops it
+        (the derived offline alert: until the table comes back)."""
+        if self.find_alert(table_id, alert_id) is None:
+            return set()
+        self.tables[table_id].acks[alert_id] = {"by": by, "at": at}
+        return {f"table:{table_id}"}
+
+    # -- output ---------------------------------------------------------------------------
+
+    def view(self, key: str) -> dict[str, Any]:
+        """The JSON for one change key (see the module docstring)."""
+        if key == "games":
+            return {"games": list(reversed(self.games.values()))}
+        if key == "broker":
+            return {"broker": self.broker_connected}
+        table_id = key.removeprefix("table:")
+        table = self.tables.get(table_id)
+        return {"table": table.as_json() if table else None, "id": table_id}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything, for a page that just connected."""
+        return {
+            "broker": self.broker_connected,
+            "tables": [self.tables[t].as_json() for t in sorted(self.tables)],
+            "games": list(reversed(self.games.values())),
+        }

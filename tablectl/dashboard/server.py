@@ -1,0 +1,59 @@
+"""Runs the dashboard: the broker link and the web server in one event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+
+from aiohttp import web
+
+from tablectl.dashboard.model import ParlorModel
+from tablectl.dashboard.mqtt_in import ParlorLink
+from tablectl.dashboard.settings import DashboardSettings
+from tablectl.dashboard.web import Hub, make_app
+
+__all__ = ["serve"]
+
+_log = logging.getLogger(__name__)
+
+#: Time (s) open streams get to end when the dashboard stops.
+SHUTDOWN_TIMEOUT = 3.0
+
+
+async def serve(settings: DashboardSettings, ready: asyncio.Event | None = None) -> None:
+    """Serve until SIGTERM or SIGINT; raises ``OSError`` when the port cannot be bound."""
+    model = ParlorModel(settings.prefix)
+    hub = Hub()
+    link = ParlorLink(settings, model, hub.notify)
+    app = make_app(settings, model, hub, link.publish_ack)
+    runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_TIMEOUT, access_log=None)
+    await runner.setup()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    link_task: asyncio.Task[None] | None = None
+    try:
+        site = web.TCPSite(runner, settings.listen_host, settings.listen_port)
+        await site.start()
+        link_task = asyncio.create_task(link.run())
+        _log.info(
+            "dashboard on http://%s:%s/ (broker %s:%s)",
+            settings.listen_host,
+            settings.listen_port,
+            settings.broker_host,
+            settings.broker_port,
+        )
+        if ready is not None:
+            ready.set()
+        await stop.wait()
+    finally:
+        if link_task is not None:
+            link_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await link_task
+        await runner.cleanup()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)

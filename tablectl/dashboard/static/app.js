@@ -1,0 +1,432 @@
+// tablectl dashboard: the page's logic. No framework, no build step, nothing from a CDN.
+// Everything the server sends is shown through textContent, never parsed as HTML.
+"use strict";
+
+const I18N = {
+  en: {
+    title: "Tables", alerts: "Alerts", tables: "Tables", games: "Finished games",
+    no_alerts: "No alerts.", no_tables: "No table has reported yet.",
+    no_games: "No finished game yet.", login: "Log in", logout: "Log out",
+    cancel: "Cancel", close: "Close", user: "Your name", password: "Staff password",
+    connecting: "connecting", live: "live", broker_down: "broker unreachable",
+    acknowledge: "Acknowledge", acked_by: "acknowledged by {0}", login_to_ack: "log in to acknowledge",
+    offline: "OFFLINE", link_down: "LINK DOWN", seat: "seat", ago: "{0} ago", hands_of: "Hands of {0}",
+    honba: "{0} honba", deposits: "deposits {0}", tiles: "{0} tiles left", clock: "clock {0}",
+    last_hand: "Last hand", rank: ["1st", "2nd", "3rd", "4th"], dealer: "D", riichi: "Riichi",
+    no_hands: "No hand settled yet in this game.", hand: "#", round: "Round", kind: "Result",
+    winners: "Winners", scores: "Scores", time: "Finished", table: "Table", rules: "Rules",
+    hands: "Hands", result: "Result", reason: "Reason", finished: "game over",
+    winds: { E: "East", S: "South", W: "West", N: "North" },
+    round_name: "{0} {1}",
+    kinds: {
+      staff_call: "Staff call", fault: "Fault", tray_mismatch: "Tray mismatch",
+      link_down: "Table link down", last_game: "Last game", offline: "Daemon offline",
+    },
+    results: {
+      ron: "Ron", tsumo: "Tsumo", draw: "Draw", abort: "Abortive draw", chombo: "Chombo",
+      false_call: "False call",
+    },
+    phases: {
+      offline: "offline", connecting: "connecting", fault: "FAULT", idle: "idle",
+      shuffling: "shuffling", walls_up: "walls up", dice: "dice", dealing: "dealing",
+      play: "playing", claim: "claim", result_entry: "entering result",
+      settlement: "settlement", game_over: "game over",
+    },
+    reasons: { last_round: "last round", bust: "bust", time_up: "time up", abandoned: "abandoned" },
+    login_failed: "Log-in failed: {0}", ack_failed: "Not acknowledged: {0}",
+  },
+  ja: {
+    title: "卓一覧", alerts: "アラート", tables: "卓", games: "終了した対局",
+    no_alerts: "アラートはありません。", no_tables: "まだどの卓からも報告がありません。",
+    no_games: "終了した対局はまだありません。", login: "ログイン", logout: "ログアウト",
+    cancel: "キャンセル", close: "閉じる", user: "名前", password: "スタッフパスワード",
+    connecting: "接続中", live: "ライブ", broker_down: "ブローカー不通",
+    acknowledge: "確認", acked_by: "{0} が確認済み", login_to_ack: "確認にはログインが必要",
+    offline: "オフライン", link_down: "通信断", seat: "席", ago: "{0}前", hands_of: "{0} の局一覧",
+    honba: "{0}本場", deposits: "供託 {0}", tiles: "残り{0}枚", clock: "経過 {0}",
+    last_hand: "前局", rank: ["1位", "2位", "3位", "4位"], dealer: "親", riichi: "立直",
+    no_hands: "この対局で精算済みの局はまだありません。", hand: "#", round: "局", kind: "結果",
+    winners: "和了", scores: "点数", time: "終了", table: "卓", rules: "ルール",
+    hands: "局数", result: "結果", reason: "終了理由", finished: "終局",
+    winds: { E: "東", S: "南", W: "西", N: "北" },
+    round_name: "{0}{1}局",
+    kinds: {
+      staff_call: "スタッフ呼び出し", fault: "故障", tray_mismatch: "点棒トレイ不一致",
+      link_down: "卓の通信断", last_game: "ラスト半荘", offline: "デーモン停止",
+    },
+    results: {
+      ron: "ロン", tsumo: "ツモ", draw: "流局", abort: "途中流局", chombo: "チョンボ",
+      false_call: "誤ロン",
+    },
+    phases: {
+      offline: "オフライン", connecting: "接続中", fault: "故障", idle: "待機",
+      shuffling: "洗牌中", walls_up: "山積み完了", dice: "サイコロ", dealing: "配牌",
+      play: "対局中", claim: "鳴き", result_entry: "結果入力", settlement: "精算",
+      game_over: "終局",
+    },
+    reasons: { last_round: "規定局数", bust: "飛び", time_up: "時間切れ", abandoned: "中止" },
+    login_failed: "ログイン失敗: {0}", ack_failed: "確認できません: {0}",
+  },
+};
+
+const model = { tables: new Map(), games: [], broker: false, stream: false };
+let me = { user: null, staff: false, csrf: null, may_view: true, login_needed: true };
+let lang = localStorage.getItem("tablectl-lang") || document.documentElement.lang || "en";
+if (!(lang in I18N)) lang = "en";
+let detail = null;
+let source = null;
+let pending = false;
+
+function t(key, ...args) {
+  let text = I18N[lang][key];
+  if (text === undefined) text = I18N.en[key];
+  if (text === undefined) return key;
+  return String(text).replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
+}
+
+function rankText(place) {
+  const names = I18N[lang].rank || I18N.en.rank;
+  return names[place - 1] || String(place);
+}
+
+function sub(group, key) {
+  const own = I18N[lang][group] || {};
+  return own[key] || (I18N.en[group] || {})[key] || String(key || "");
+}
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const $ = (id) => document.getElementById(id);
+const points = (n) => (typeof n === "number" ? n.toLocaleString("en-US") : "–");
+const signed = (n) => (n > 0 ? "+" : "") + points(n);
+const signedResult = (n) => (typeof n === "number" ? (n > 0 ? "+" : "") + n.toFixed(1) : "–");
+
+function roundText(round) {
+  if (!round) return "–";
+  return t("round_name", sub("winds", round.wind), round.number);
+}
+
+function clockText(seconds) {
+  if (typeof seconds !== "number") return null;
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  const mm = String(m).padStart(h ? 2 : 1, "0"), ss = String(r).padStart(2, "0");
+  return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
+}
+
+function agoText(since) {
+  if (typeof since !== "number") return "";
+  const s = Math.max(0, Date.now() / 1000 - since);
+  const text = s < 60 ? `${Math.floor(s)}s` : s < 3600 ? `${Math.floor(s / 60)}min`
+    : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+  return t("ago", text);
+}
+
+function seatLabel(table, seat) {
+  if (seat === null || seat === undefined) return null;
+  const info = (table.seats || [])[seat];
+  if (!info) return `${t("seat")} ${seat}`;
+  const wind = sub("winds", info.wind);
+  return info.name ? `${wind} ${info.name}` : wind;
+}
+
+// --- rendering ------------------------------------------------------------------------
+
+function schedule() {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(() => { pending = false; render(); });
+}
+
+function render() {
+  document.documentElement.lang = lang;
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  $("lang").textContent = lang === "ja" ? "English" : "日本語";
+  $("lang").setAttribute("lang", lang === "ja" ? "en" : "ja");
+  renderStatus();
+  renderAlerts();
+  renderTables();
+  renderDetail();
+  renderGames();
+}
+
+function renderStatus() {
+  const status = $("stream");
+  const state = !model.stream ? "down" : model.broker ? "up" : "warn";
+  status.className = `status ${state}`;
+  status.textContent = !model.stream ? t("connecting") : model.broker ? t("live") : t("broker_down");
+  $("who").textContent = me.user || "";
+  $("login-open").hidden = Boolean(me.user) && (me.staff || !me.login_needed);
+  $("logout").hidden = !me.user || !me.login_needed;
+}
+
+function allAlerts() {
+  const out = [];
+  for (const table of model.tables.values()) {
+    for (const alert of table.alerts || []) out.push({ alert, table });
+  }
+  out.sort((a, b) => (a.alert.since || 0) - (b.alert.since || 0));
+  return out;
+}
+
+function renderAlerts() {
+  const list = $("alerts");
+  const items = allAlerts().map(({ alert, table }) => {
+    const where = seatLabel(table, alert.seat);
+    let action;
+    if (alert.ack) {
+      action = el("span", { class: "acked" }, "✓ ", t("acked_by", alert.ack.by));
+    } else if (me.staff) {
+      action = el("button", {
+        type: "button", class: "ack", "data-table": table.table, "data-alert": alert.id,
+        onclick: () => acknowledge(table.table, alert.id),
+      }, t("acknowledge"));
+    } else {
+      action = el("span", { class: "quiet" }, t("login_to_ack"));
+    }
+    return el("li", {
+      class: `alert kind-${alert.kind}${alert.ack ? " is-acked" : ""}`,
+      "data-alert": alert.id, "data-table": table.table,
+    },
+    el("span", { class: "alert-table" }, table.table),
+    el("span", { class: "alert-kind" }, sub("kinds", alert.kind)),
+    where ? el("span", { class: "alert-seat" }, where) : null,
+    alert.text ? el("span", { class: "alert-text" }, alert.text) : null,
+    el("span", { class: "alert-since" }, agoText(alert.since)),
+    el("span", { class: "alert-action" }, action));
+  });
+  list.replaceChildren(...items);
+  $("no-alerts").hidden = items.length > 0;
+}
+
+function renderTables() {
+  const cards = [...model.tables.values()]
+    .sort((a, b) => a.table.localeCompare(b.table, "en", { numeric: true }))
+    .map(card);
+  $("tables").replaceChildren(...cards);
+  $("no-tables").hidden = cards.length > 0;
+}
+
+function card(table) {
+  const state = table.state;
+  const offline = table.online === false;
+  const classes = ["card"];
+  if (offline) classes.push("offline");
+  if ((table.alerts || []).some((a) => !a.ack)) classes.push("alerting");
+  if (state) classes.push(`phase-${state.phase}`);
+  if (detail === table.table) classes.push("selected");
+  const badges = [];
+  if (offline) badges.push(el("span", { class: "badge offline-badge" }, t("offline")));
+  if (state && state.link === "down") badges.push(el("span", { class: "badge warn" }, t("link_down")));
+  const head = el("header", {},
+    el("h3", {}, table.table),
+    state ? el("span", { class: "rules" }, state.rules) : null,
+    ...badges,
+    state ? el("span", { class: "phase" }, sub("phases", state.phase)) : null);
+  if (!state) return el("article", { class: classes.join(" "), "data-table": table.table }, head);
+  const facts = [roundText(state.round), t("honba", state.honba), t("deposits", points(state.deposits))];
+  if (typeof state.tiles_left === "number") facts.push(t("tiles", state.tiles_left));
+  const clock = clockText(state.clock);
+  if (clock) facts.push(t("clock", clock));
+  const seats = el("ol", { class: "seats" }, table.seats.map((seat) => el("li", {
+    class: `seat rank-${seat.rank}${seat.dealer ? " dealer" : ""}${seat.riichi ? " riichi" : ""}`,
+    "data-seat": seat.seat,
+  },
+  el("span", { class: "wind" }, sub("winds", seat.wind).slice(0, 1)),
+  el("span", { class: "name" }, seat.name || sub("winds", seat.wind)),
+  el("span", { class: "marks" },
+    seat.dealer ? el("span", { class: "mark dealer-mark", title: t("dealer") }, t("dealer")) : null,
+    seat.riichi ? el("span", { class: "mark riichi-mark" }, t("riichi")) : null),
+  el("span", { class: "score" }, points(seat.score)),
+  el("span", { class: "rank" }, rankText(seat.rank)))));
+  const children = [head, el("p", { class: "facts" }, facts.join(" · ")), seats];
+  if (state.last_hand) children.push(lastHand(table, state.last_hand));
+  if (state.finished) children.push(el("p", { class: "finished" }, t("finished")));
+  return el("article", {
+    class: classes.join(" "), "data-table": table.table, tabindex: 0,
+    onclick: () => { detail = detail === table.table ? null : table.table; schedule(); },
+    onkeydown: (e) => { if (e.key === "Enter") { detail = table.table; schedule(); } },
+  }, ...children);
+}
+
+function handSummary(table, hand) {
+  const kind = sub("results", hand.kind);
+  const winners = (hand.winners || []).map((w) => seatLabel(table, w)).join(", ");
+  let gains = "";
+  if (Array.isArray(hand.deltas) && hand.winners && hand.winners.length) {
+    gains = hand.winners.map((w) => signed(hand.deltas[w])).join(" / ");
+  }
+  return [kind, winners, gains].filter(Boolean).join(" ");
+}
+
+function lastHand(table, hand) {
+  const where = hand.round ? `${roundText(hand.round)} ${t("honba", hand.honba)}` : "";
+  return el("p", { class: "last-hand" },
+    el("span", { class: "label" }, t("last_hand")), " ", where, " · ", handSummary(table, hand));
+}
+
+function renderDetail() {
+  const section = $("detail");
+  const table = detail && model.tables.get(detail);
+  section.hidden = !table;
+  if (!table) return;
+  $("detail-title").textContent = t("hands_of", table.table);
+  const players = table.seats.length || 4;
+  const headRow = el("tr", {}, el("th", {}, t("hand")), el("th", {}, t("round")),
+    el("th", {}, t("kind")),
+    ...Array.from({ length: players }, (_, s) => el("th", { class: "num" }, seatLabel(table, s))));
+  const rows = (table.hands || []).map((hand) => el("tr", { "data-hand": hand.hand },
+    el("td", {}, hand.hand),
+    el("td", {}, hand.round ? `${roundText(hand.round)} ${t("honba", hand.honba)}` : ""),
+    el("td", {}, handSummary(table, hand)),
+    ...Array.from({ length: players }, (_, s) => el("td", { class: "num" },
+      Array.isArray(hand.deltas) && hand.deltas[s] ? signed(hand.deltas[s]) : "",
+      el("br"), el("small", {}, points((hand.scores || [])[s]))))));
+  if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: players + 3 }, t("no_hands"))));
+  $("hands").replaceChildren(el("thead", {}, headRow), el("tbody", {}, rows));
+}
+
+function renderGames() {
+  const rows = model.games.map((game) => {
+    const when = new Date(game.at * 1000).toLocaleTimeString(lang === "ja" ? "ja-JP" : "en-GB",
+      { hour: "2-digit", minute: "2-digit" });
+    const places = game.ranking.map((seat, place) => {
+      const name = game.names && game.names[seat] ? game.names[seat] : `${t("seat")} ${seat}`;
+      const result = game.result ? ` (${signedResult(game.result[seat])})` : "";
+      return el("li", {}, `${rankText(place + 1)} ${name} ${points(game.scores[seat])}${result}`);
+    });
+    return el("tr", { "data-game": game.game_id },
+      el("td", {}, when), el("td", {}, game.table), el("td", {}, game.rules),
+      el("td", { class: "num" }, game.hands ?? ""),
+      el("td", {}, el("ol", { class: "places" }, places)),
+      el("td", {}, sub("reasons", game.reason)));
+  });
+  const head = el("tr", {}, ...["time", "table", "rules", "hands", "result", "reason"].map(
+    (key) => el("th", {}, t(key))));
+  $("games").replaceChildren(el("thead", {}, head), el("tbody", {}, rows));
+  $("games").hidden = rows.length === 0;
+  $("no-games").hidden = rows.length > 0;
+}
+
+// --- the server -----------------------------------------------------------------------
+
+async function post(path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (me.csrf) headers["X-CSRF-Token"] = me.csrf;
+  const response = await fetch(path, {
+    method: "POST", headers, body: JSON.stringify(body), credentials: "same-origin",
+  });
+  const text = await response.text();
+  if (!response.ok) throw Object.assign(new Error(text || response.statusText), { status: response.status });
+  return JSON.parse(text);
+}
+
+async function loadMe() {
+  try {
+    const response = await fetch("/api/me", { credentials: "same-origin" });
+    me = await response.json();
+  } catch (_) {
+    return;
+  }
+  $("password-row").hidden = !me.login_needed;
+  $("login-password").required = me.login_needed;
+  if (!me.may_view) openLogin();
+  else if (!source) connect();
+  schedule();
+}
+
+async function acknowledge(table, alert) {
+  $("ack-error").hidden = true;
+  try {
+    await post("/api/ack", { table, alert });
+  } catch (error) {
+    $("ack-error").textContent = t("ack_failed", error.message);
+    $("ack-error").hidden = false;
+    if (error.status === 401 || error.status === 403) loadMe();
+  }
+}
+
+function connect() {
+  if (source) source.close();
+  source = new EventSource("/events");
+  source.addEventListener("snapshot", (event) => {
+    const data = JSON.parse(event.data);
+    model.tables = new Map(data.tables.map((table) => [table.table, table]));
+    model.games = data.games;
+    model.broker = data.broker;
+    model.stream = true;
+    loadMe(); // the dashboard may have restarted, and forgotten every session
+    schedule();
+  });
+  source.addEventListener("update", (event) => {
+    const data = JSON.parse(event.data);
+    if ("games" in data) model.games = data.games;
+    else if ("broker" in data) model.broker = data.broker;
+    else if (data.table) model.tables.set(data.id, data.table);
+    else model.tables.delete(data.id);
+    schedule();
+  });
+  source.addEventListener("error", () => {
+    model.stream = false;
+    schedule();
+    if (source.readyState === EventSource.CLOSED) {
+      // Refused (not logged in?) or a bad answer: the browser gives up; try ourselves.
+      source = null;
+      setTimeout(loadMe, 2000);
+    }
+  });
+}
+
+function openLogin() {
+  $("login-error").hidden = true;
+  if (!$("login").open) $("login").showModal();
+  $("login-user").focus();
+}
+
+function setup() {
+  $("lang").addEventListener("click", () => {
+    lang = lang === "ja" ? "en" : "ja";
+    localStorage.setItem("tablectl-lang", lang);
+    schedule();
+  });
+  $("login-open").addEventListener("click", openLogin);
+  $("login-cancel").addEventListener("click", () => $("login").close());
+  $("logout").addEventListener("click", async () => {
+    try { await post("/api/logout", {}); } catch (_) { /* gone already */ }
+    loadMe();
+  });
+  $("detail-close").addEventListener("click", () => { detail = null; schedule(); });
+  $("login-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const answer = await post("/api/login", {
+        user: $("login-user").value, password: $("login-password").value,
+      });
+      me = { ...me, ...answer };
+      $("login-password").value = "";
+      $("login").close();
+      loadMe();
+    } catch (error) {
+      $("login-error").textContent = t("login_failed", error.message);
+      $("login-error").hidden = false;
+    }
+  });
+  setInterval(schedule, 15000); // "3 min ago" moves on
+  render();
+  loadMe();
+}
+
+document.addEventListener("DOMContentLoaded", setup);

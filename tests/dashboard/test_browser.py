@@ -1,0 +1,327 @@
+"""The dashboard in a real browser: a real Mosquitto, ``python -m tablectl dashboard`` in
+another process, headless Chromium through Selenium. The test plays the tables: it
+publishes their retained state, alerts, hands and games itself (docs/mqtt.md, v1).
+
+Saves the page as docs/dashboard.png (the picture in docs/dashboard.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tablectl.dashboard.auth import hash_password
+from tests.dashboard.test_model import state
+from tests.helpers import Broker, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT = ROOT / "docs" / "dashboard.png"
+PASSWORD = "staff password"
+#: The page must show an MQTT message within a second; a loaded CI machine gets slack.
+LIVE_WITHIN_S = 3.0
+
+
+class Tables:
+    """The tables' side of the broker: publishes, and collects the staff's acks."""
+
+    def __init__(self, broker: Broker) -> None:
+        import paho.mqtt.client as mqtt
+
+        self.acks: list[tuple[str, dict[str, Any]]] = []
+        self.got_ack = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-tables")
+        self.client.on_message = self._on_message
+        self.client.connect(broker.host, broker.port)
+        self.client.loop_start()
+        self.client.subscribe("tablectl/v1/+/staff/ack", qos=1)
+
+    def _on_message(self, _client: Any, _userdata: Any, message: Any) -> None:
+        self.acks.append((message.topic, json.loads(message.payload)))
+        self.got_ack.set()
+
+    def publish(self, table: str, leaf: str, payload: Any, retain: bool = False) -> float:
+        """Publish and wait for the broker to have it; the time it was sent."""
+        raw = payload if isinstance(payload, str) else json.dumps(payload)
+        info = self.client.publish(f"tablectl/v1/{table}/{leaf}", raw, qos=1, retain=retain)
+        info.wait_for_publish(5)
+        return time.monotonic()
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+class Dashboard:
+    """``python -m tablectl dashboard`` as a child process."""
+
+    def __init__(self, broker: Broker, port: int, config: Path, log: Path) -> None:
+        self.argv = [
+            sys.executable,
+            "-m",
+            "tablectl",
+            "dashboard",
+            "--broker",
+            f"mqtt://{broker.host}:{broker.port}",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--config",
+            str(config),
+        ]
+        self.url = f"http://127.0.0.1:{port}/"
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                self.argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log
+            )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"the dashboard exited:\n{self.log.read_text()}")
+            try:
+                with urllib.request.urlopen(self.url + "api/me", timeout=1) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        pytest.fail(f"the dashboard did not answer:\n{self.log.read_text()}")
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        process.terminate()
+        try:
+            assert process.wait(timeout=10) == 0, self.log.read_text()
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            pytest.fail(f"the dashboard did not stop on SIGTERM:\n{self.log.read_text()}")
+
+
+@pytest.fixture
+def rig(mosquitto: Broker, tmp_path: Path) -> Iterator[tuple[Tables, Dashboard]]:
+    config = tmp_path / "dashboard.toml"
+    config.write_text(
+        f'[dashboard]\nstaff_password_hash = "{hash_password(PASSWORD, iterations=1000)}"\n'
+    )
+    tables = Tables(mosquitto)
+    dashboard = Dashboard(mosquitto, free_port(), config, tmp_path / "dashboard.log")
+    try:
+        yield tables, dashboard
+    finally:
+        dashboard.stop()
+        tables.close()
+
+
+def _wait(driver: Any, what: str, check: Any, timeout: float = 10.0) -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def safe(d: Any) -> Any:
+        try:
+            return check(d)
+        except (StaleElementReferenceException, WebDriverException):
+            return False
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(safe)
+    except Exception:
+        pytest.fail(f"the page never showed {what}")
+
+
+def _text(driver: Any, css: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    found = driver.find_elements(By.CSS_SELECTOR, css)
+    return found[0].text if found else ""
+
+
+def test_the_page_shows_the_parlor_live(
+    browser: Any, rig: tuple[Tables, Dashboard], tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    tables, dashboard = rig
+    t2_state = state(
+        "t2",
+        rules="mleague",
+        dealer=0,
+        scores=[31000, 22000, 27000, 20000],
+        names=None,
+        riichi=[],
+        round={"wind": "S", "number": 3},
+        honba=0,
+        deposits=0,
+        clock=None,
+        tiles_left=31,
+        game_id="g2",
+        last_hand=None,
+    )
+    for table, payload in (("t1", state()), ("t2", t2_state)):
+        tables.publish(table, "availability", "online", retain=True)
+        tables.publish(table, "state", payload, retain=True)
+    dashboard.start()
+    browser.get(dashboard.url)
+
+    # Both tables, with their seats.
+    _wait(
+        browser, "both tables", lambda d: _text(d, '[data-table="t2"] .seat[data-seat="0"] .score')
+    )
+    card = _text(browser, '.card[data-table="t1"]')
+    assert "Aki" in card and "25,000" in card and "East 2" in card and "1 honba" in card
+    assert "20:34" in card and "52 tiles left" in card and "kenko" in card
+    assert "Ron East Ben" in card and "+3,900" in card  # the last hand
+    assert _text(browser, '[data-table="t1"] .seat[data-seat="1"] .rank') == "1st"
+    assert browser.find_elements(By.CSS_SELECTOR, '[data-table="t1"] .seat.dealer[data-seat="1"]')
+    assert browser.find_elements(By.CSS_SELECTOR, '[data-table="t1"] .seat.riichi[data-seat="2"]')
+    assert "South 3" in _text(browser, '.card[data-table="t2"]')
+    assert _text(browser, "#stream") == "live"
+
+    # A changed score shows, within a second or so.
+    sent = tables.publish("t1", "state", state(scores=[33000, 24000, 18000, 24000]), retain=True)
+    _wait(
+        browser,
+        "the new score",
+        lambda d: _text(d, '[data-table="t1"] .seat[data-seat="0"] .score') == "33,000",
+    )
+    assert time.monotonic() - sent < LIVE_WITHIN_S
+    assert _text(browser, '[data-table="t1"] .seat[data-seat="0"] .rank') == "1st"
+
+    # An alert appears; logged in, staff acknowledge it, and the table hears of it.
+    call = {"id": "a7", "kind": "staff_call", "seat": 2, "text": "", "since": time.time() - 95}
+    fault = {
+        "id": "a8",
+        "kind": "fault",
+        "seat": None,
+        "text": "OVERHEAT 71C",
+        "since": time.time(),
+    }
+    tables.publish("t2", "state", {**t2_state, "alerts": [call, fault]}, retain=True)
+    _wait(browser, "the alert", lambda d: _text(d, 'li.alert[data-alert="a7"]'))
+    alert_text = _text(browser, 'li.alert[data-alert="a7"]')
+    assert "Staff call" in alert_text and "t2" in alert_text and "West" in alert_text
+    assert "log in to acknowledge" in alert_text
+    assert "OVERHEAT 71C" in _text(browser, 'li.alert[data-alert="a8"]')
+    browser.find_element(By.ID, "login-open").click()
+    browser.find_element(By.ID, "login-user").send_keys("Eri")
+    browser.find_element(By.ID, "login-password").send_keys("wrong password")
+    browser.find_element(By.ID, "login-submit").click()
+    _wait(browser, "the login error", lambda d: "wrong password" in _text(d, "#login-error"))
+    browser.find_element(By.ID, "login-password").clear()
+    browser.find_element(By.ID, "login-password").send_keys(PASSWORD)
+    browser.find_element(By.ID, "login-submit").click()
+    button = _wait(
+        browser,
+        "the Acknowledge button",
+        lambda d: d.find_element(By.CSS_SELECTOR, 'button.ack[data-alert="a7"]'),
+    )
+    button.click()
+    assert tables.got_ack.wait(5), "no ack published"
+    [(topic, ack)] = tables.acks
+    assert topic == "tablectl/v1/t2/staff/ack"
+    assert ack["alert"] == "a7" and ack["by"] == "Eri" and abs(ack["at"] - time.time()) < 30
+    _wait(
+        browser,
+        "who acknowledged",
+        lambda d: "acknowledged by Eri" in _text(d, 'li.alert[data-alert="a7"]'),
+    )
+    assert _text(browser, "#who") == "Eri"
+
+    # The daemon dies: the broker's will says offline.
+    tables.publish("t1", "availability", "offline", retain=True)
+    _wait(
+        browser,
+        "t1 offline",
+        lambda d: d.find_elements(By.CSS_SELECTOR, '.card.offline[data-table="t1"]'),
+    )
+    assert "OFFLINE" in _text(browser, '.card[data-table="t1"]')
+    assert "Daemon offline" in _text(browser, 'li.alert[data-alert="offline-t1"]')
+
+    # Hands so far and a finished game.
+    for number, (kind, winners, deltas) in enumerate(
+        [
+            ("ron", [1], [-3900, 3900, 0, 0]),
+            ("draw", [], [1500, -1500, 1500, -1500]),
+            ("tsumo", [0], [8000, -4000, -2000, -2000]),
+        ],
+        start=1,
+    ):
+        hand = {
+            "table": "t2",
+            "game_id": "g2",
+            "hand": number,
+            "round": {"wind": "E", "number": number},
+            "honba": 0,
+            "kind": kind,
+            "winners": winners,
+            "deltas": deltas,
+            "scores": [25000 + deltas[0], 25000 + deltas[1], 25000 + deltas[2], 25000 + deltas[3]],
+        }
+        tables.publish("t2", "hands", hand)
+    game = {
+        "table": "t3",
+        "game_id": "g0",
+        "rules": "mleague",
+        "hands": 9,
+        "final": {
+            "scores": [41200, 28300, 19500, 11000],
+            "ranking": [0, 1, 2, 3],
+            "reason": "last_round",
+            "result": [61.2, 8.3, -20.5, -49.0],
+        },
+    }
+    tables.publish("t3", "games", game)
+    tables.publish("t3", "games", game)  # qos 1 may deliver it twice
+    _wait(
+        browser,
+        "the finished game",
+        lambda d: d.find_elements(By.CSS_SELECTOR, '#games tr[data-game="g0"]'),
+    )
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#games tbody tr")) == 1
+    assert "+61.2" in _text(browser, '#games tr[data-game="g0"]')
+    browser.find_element(By.CSS_SELECTOR, '.card[data-table="t2"]').click()
+    _wait(
+        browser,
+        "t2's hands",
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hands tbody tr")) == 3,
+    )
+    assert "Tsumo" in _text(browser, '#hands tr[data-hand="3"]')
+    time.sleep(0.3)
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    browser.save_screenshot(str(SCREENSHOT))
+
+    # Japanese labels.
+    browser.find_element(By.ID, "lang").click()
+    _wait(browser, "Japanese labels", lambda d: _text(d, "h1") == "卓一覧")
+    assert "南3局" in _text(browser, '.card[data-table="t2"]')
+    browser.find_element(By.ID, "lang").click()
+    _wait(browser, "English labels", lambda d: _text(d, "h1") == "Tables")
+
+    # The dashboard restarts: the page reconnects by itself and is live again.
+    dashboard.stop()
+    _wait(browser, "the lost stream", lambda d: _text(d, "#stream") == "connecting")
+    dashboard.start()
+    _wait(browser, "the stream back", lambda d: _text(d, "#stream") == "live", timeout=20)
+    tables.publish("t2", "state", {**t2_state, "scores": [12000, 22000, 27000, 39000]}, retain=True)
+    _wait(
+        browser,
+        "a score after the restart",
+        lambda d: _text(d, '[data-table="t2"] .seat[data-seat="3"] .score') == "39,000",
+    )
+    assert not browser.find_elements(By.CSS_SELECTOR, 'li.alert[data-alert="a7"]')
+    # Sessions do not survive a restart: staff log in again.
+    assert "log in to acknowledge" in _text(browser, 'li.alert[data-alert="offline-t1"]')

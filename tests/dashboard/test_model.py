@@ -1,0 +1,308 @@
+"""The dashboard's parlor model: MQTT v1 messages folded into tables, alerts and games."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tablectl.dashboard.model import (
+    MAX_GAMES,
+    ParlorModel,
+    parse_topic,
+    ranks,
+    subscriptions,
+)
+
+NOW = 1_764_042_000.0
+
+
+def state(table: str = "t1", **changes: Any) -> dict[str, Any]:
+    """A table state as docs/mqtt.md (v1) shows it."""
+    base: dict[str, Any] = {
+        "v": 1,
+        "table": table,
+        "rules": "kenko",
+        "phase": "play",
+        "round": {"wind": "E", "number": 2},
+        "dealer": 1,
+        "honba": 1,
+        "deposits": 1000,
+        "scores": [25000, 32000, 18000, 24000],
+        "riichi": [2],
+        "tiles_left": 52,
+        "finished": False,
+        "conditions": None,
+        "names": ["Aki", "Ben", "Chie", "Dai"],
+        "link": "up",
+        "clock": 1234,
+        "game_id": "g1",
+        "hands": 3,
+        "last_hand": {
+            "round": {"wind": "E", "number": 1},
+            "honba": 0,
+            "kind": "ron",
+            "winners": [1],
+            "deltas": [-3900, 3900, 0, 0],
+        },
+        "alerts": [],
+    }
+    base.update(changes)
+    return base
+
+
+def put(model: ParlorModel, table: str, leaf: str, payload: Any, now: float = NOW) -> set[str]:
+    raw = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+    return model.apply(f"tablectl/v1/{table}/{leaf}", raw, now)
+
+
+def test_topics() -> None:
+    assert subscriptions("tablectl") == [
+        "tablectl/v1/+/availability",
+        "tablectl/v1/+/state",
+        "tablectl/v1/+/events",
+        "tablectl/v1/+/games",
+        "tablectl/v1/+/hands",
+    ]
+    assert parse_topic("parlor/a", "parlor/a/v1/t1/state") == ("t1", "state")
+    assert parse_topic("tablectl", "tablectl/t1/state") is None  # the old, unversioned tree
+    assert parse_topic("tablectl", "tablectl/v1/t1/staff/ack") is None
+    assert parse_topic("tablectl", "tablectl/v1/t 1/state") is None
+    assert parse_topic("tablectl", "tablectl/v1/t1/seat") is None
+
+
+def test_ranks_go_by_score_and_ties_by_seat_order() -> None:
+    assert ranks([25000, 32000, 18000, 24000]) == [2, 1, 4, 3]
+    assert ranks([25000, 25000, 25000, 25000]) == [1, 2, 3, 4]
+    assert ranks([30000, 20000, 30000, 20000]) == [1, 3, 2, 4]
+    assert ranks([35000, 35000, 35000]) == [1, 2, 3]
+
+
+def test_a_state_becomes_a_card_with_winds_ranks_and_marks() -> None:
+    model = ParlorModel()
+    assert put(model, "t1", "state", state()) == {"table:t1"}
+    card = model.view("table:t1")["table"]
+    assert card["online"] is None
+    seats = card["seats"]
+    assert [s["wind"] for s in seats] == ["N", "E", "S", "W"]  # seat 1 deals
+    assert [s["rank"] for s in seats] == [2, 1, 4, 3]
+    assert [s["dealer"] for s in seats] == [False, True, False, False]
+    assert [s["riichi"] for s in seats] == [False, False, True, False]
+    assert [s["name"] for s in seats] == ["Aki", "Ben", "Chie", "Dai"]
+    assert card["state"]["clock"] == 1234
+    assert card["state"]["last_hand"]["winners"] == [1]
+    assert card["state"]["last_hand"]["deltas"] == [-3900, 3900, 0, 0]
+
+
+def test_sanma_and_no_names() -> None:
+    model = ParlorModel()
+    put(model, "s1", "state", state("s1", scores=[35000, 35000, 35000], dealer=0, names=None))
+    seats = model.view("table:s1")["table"]["seats"]
+    assert [s["wind"] for s in seats] == ["E", "S", "W"]
+    assert [s["name"] for s in seats] == [None, None, None]
+    assert [s["rank"] for s in seats] == [1, 2, 3]
+    assert [s["riichi"] for s in seats] == [False, False, True]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "not json",
+        "[1, 2]",
+        json.dumps(state(scores="lots")),
+        json.dumps(state(dealer=7)),
+        json.dumps(state(v=2)),
+        json.dumps(state(scores=[1e400, 0, 0, 0])).replace("Infinity", "1e999"),
+        "\xff",
+        "[" * 100000,
+    ],
+)
+def test_a_bad_state_is_ignored_and_counted(payload: str) -> None:
+    model = ParlorModel()
+    put(model, "t1", "state", state())
+    assert put(model, "t1", "state", payload) == set()
+    assert model.ignored == 1
+    assert model.view("table:t1")["table"]["state"]["scores"] == [25000, 32000, 18000, 24000]
+
+
+def test_bad_fields_are_dropped_not_trusted() -> None:
+    model = ParlorModel()
+    put(
+        model,
+        "t1",
+        "state",
+        state(
+            names=["a", "b"],
+            riichi=[9, "x", 1, 1],
+            link="sideways",
+            phase=["play"],
+            alerts=[{"id": "a1", "kind": "fault", "seat": 12, "text": "x" * 999}, "junk", {}],
+        ),
+    )
+    card = model.view("table:t1")["table"]
+    assert [s["name"] for s in card["seats"]] == [None] * 4
+    assert [s["riichi"] for s in card["seats"]] == [False, True, False, False]
+    assert card["state"]["link"] is None
+    assert card["state"]["phase"] == ""
+    [alert] = card["alerts"]
+    assert alert["seat"] is None and len(alert["text"]) == 200
+
+
+def test_availability_offline_derives_a_local_alert_until_online() -> None:
+    model = ParlorModel()
+    put(model, "t1", "state", state())
+    assert put(model, "t1", "availability", "online") == {"table:t1"}
+    assert model.view("table:t1")["table"]["alerts"] == []
+    assert put(model, "t1", "availability", "offline", now=NOW + 5) == {"table:t1"}
+    assert put(model, "t1", "availability", "offline", now=NOW + 9) == set()
+    card = model.view("table:t1")["table"]
+    assert card["online"] is False
+    [alert] = card["alerts"]
+    assert alert == {
+        "id": "offline-t1",
+        "table": "t1",
+        "kind": "offline",
+        "seat": None,
+        "text": "",
+        "since": NOW + 5,
+        "local": True,
+        "ack": None,
+    }
+    assert model.acknowledge("t1", "offline-t1", "Eri", NOW + 6) == {"table:t1"}
+    assert model.find_alert("t1", "offline-t1")["ack"] == {"by": "Eri", "at": NOW + 6}
+    put(model, "t1", "availability", "online")
+    assert model.view("table:t1")["table"]["alerts"] == []
+    put(model, "t1", "availability", "offline")
+    assert model.find_alert("t1", "offline-t1")["ack"] is None  # a new outage, a new ack
+    assert put(model, "t1", "availability", "maybe") == set()
+    assert model.ignored == 1
+
+
+def test_an_acknowledged_alert_shows_who_until_the_state_drops_it() -> None:
+    model = ParlorModel()
+    call = {"id": "a7", "kind": "staff_call", "seat": 2, "text": "", "since": NOW}
+    fault = {"id": "a8", "kind": "fault", "seat": None, "text": "OVERHEAT 71C", "since": NOW + 1}
+    put(model, "t1", "state", state(alerts=[call, fault]))
+    assert model.acknowledge("t1", "a7", "Eri", NOW + 2) == {"table:t1"}
+    assert model.acknowledge("t1", "zz", "Eri", NOW + 2) == set()
+    assert model.acknowledge("t9", "a7", "Eri", NOW + 2) == set()
+    alerts = model.view("table:t1")["table"]["alerts"]
+    assert [(a["id"], a["ack"]) for a in alerts] == [
+        ("a7", {"by": "Eri", "at": NOW + 2}),
+        ("a8", None),
+    ]
+    assert alerts[1]["text"] == "OVERHEAT 71C" and alerts[1]["local"] is False
+    put(model, "t1", "state", state(alerts=[call, fault]))
+    assert model.find_alert("t1", "a7")["ack"] is not None  # still there: still acked
+    put(model, "t1", "state", state(alerts=[fault]))
+    assert model.find_alert("t1", "a7") is None
+    assert model.tables["t1"].acks == {}
+    put(model, "t1", "state", state(alerts=[call]))  # an id reused later is a new alert
+    assert model.find_alert("t1", "a7")["ack"] is None
+
+
+def test_games_are_deduplicated_by_game_id_and_bounded() -> None:
+    model = ParlorModel()
+    put(model, "t1", "state", state(game_id="g1"))
+    game = {
+        "table": "t1",
+        "game_id": "g1",
+        "rules": "mleague",
+        "hands": 9,
+        "final": {
+            "scores": [41200, 28300, 19500, 11000],
+            "ranking": [0, 1, 2, 3],
+            "reason": "last_round",
+            "result": [61.2, 8.3, -20.5, -49.0],
+        },
+    }
+    assert put(model, "t1", "games", game) == {"games"}
+    assert put(model, "t1", "games", game, now=NOW + 60) == set()
+    [shown] = model.view("games")["games"]
+    assert shown["names"] == ["Aki", "Ben", "Chie", "Dai"]
+    assert shown["result"] == [61.2, 8.3, -20.5, -49.0]
+    assert shown["at"] == NOW
+    no_ranking = {**game, "game_id": "g2", "final": {"scores": [1, 3, 2, 0]}}
+    put(model, "t2", "games", no_ranking)
+    newest = model.view("games")["games"][0]
+    assert newest["game_id"] == "g2" and newest["ranking"] == [1, 2, 0, 3]
+    assert newest["names"] is None and newest["result"] is None
+    for n in range(MAX_GAMES + 5):
+        put(model, "t3", "games", {**game, "game_id": f"x{n}"})
+    assert len(model.games) == MAX_GAMES
+    assert "g1" not in model.games
+    assert put(model, "t1", "games", {"game_id": "g9"}) == set()
+
+
+def test_hands_collect_per_game_without_duplicates() -> None:
+    model = ParlorModel()
+    put(model, "t1", "state", state(game_id="g1"))
+
+    def hand(number: int, game: str = "g1") -> dict[str, Any]:
+        return {
+            "table": "t1",
+            "game_id": game,
+            "hand": number,
+            "round": {"wind": "E", "number": number},
+            "honba": 0,
+            "kind": "tsumo",
+            "winners": [0],
+            "deltas": [3000, -1000, -1000, -1000],
+            "scores": [28000, 24000, 24000, 24000],
+        }
+
+    assert put(model, "t1", "hands", hand(1)) == {"table:t1"}
+    assert put(model, "t1", "hands", hand(1)) == set()
+    put(model, "t1", "hands", hand(3))
+    put(model, "t1", "hands", hand(2))
+    shown = model.view("table:t1")["table"]["hands"]
+    assert [h["hand"] for h in shown] == [1, 2, 3]
+    assert shown[0]["kind"] == "tsumo" and shown[0]["scores"][0] == 28000
+    put(model, "t1", "state", state(game_id="g2"))  # a new game starts: its own hands
+    assert model.view("table:t1")["table"]["hands"] == []
+    put(model, "t1", "hands", hand(1, "g2"))
+    assert len(model.view("table:t1")["table"]["hands"]) == 1
+    assert put(model, "t1", "hands", {"hand": 2}) == set()
+
+
+def test_events_keep_a_short_ticker() -> None:
+    model = ParlorModel()
+    for n in range(12):
+        put(model, "t1", "events", {"type": "riichi", "seat": n % 4, "scores": [1, 2, 3, 4]})
+    events = model.view("table:t1")["table"]["events"]
+    assert len(events) == 8 and events[-1] == {"type": "riichi", "seat": 3}
+
+
+def test_snapshot_and_broker_flag() -> None:
+    model = ParlorModel()
+    put(model, "t2", "state", state("t2"))
+    put(model, "t1", "availability", "offline")
+    assert model.set_broker(True) == {"broker"}
+    assert model.set_broker(True) == set()
+    snap = model.snapshot()
+    assert snap["broker"] is True
+    assert [t["table"] for t in snap["tables"]] == ["t1", "t2"]
+    assert snap["tables"][0]["state"] is None
+    assert model.view("table:nope") == {"table": None, "id": "nope"}
+
+
+def test_topics_outside_the_contract_are_ignored() -> None:
+    model = ParlorModel(prefix="parlor")
+    assert model.apply("tablectl/v1/t1/state", json.dumps(state()).encode(), NOW) == set()
+    assert model.apply("parlor/v1/t1/state", json.dumps(state()).encode(), NOW) == {"table:t1"}
+    assert model.ignored == 1
+
+
+def test_the_replay_form_of_a_hand_and_a_table_side_ack_are_read_too() -> None:
+    model = ParlorModel()
+    taken = {"id": "a9", "kind": "fault", "seat": None, "text": "", "since": NOW, "acked_by": "Kai"}
+    last = {"round": {"wind": "E", "number": 1}, "honba": 0, "result": "tsumo", "winner": 2}
+    put(model, "t1", "state", state(alerts=[taken], last_hand={**last, "deltas": [-1, -1, 3, -1]}))
+    card = model.view("table:t1")["table"]
+    assert card["state"]["last_hand"]["kind"] == "tsumo"
+    assert card["state"]["last_hand"]["winners"] == [2]
+    [alert] = card["alerts"]
+    assert alert["ack"] == {"by": "Kai", "at": None} and "acked_by" not in alert
+    hand = {"game_id": "g1", "hand": 1, **last, "scores": [24000, 24000, 28000, 24000]}
+    assert put(model, "t1", "hands", hand) == {"table:t1"}

@@ -1,0 +1,124 @@
+"""The dashboard's command-line and config settings, and its password hashes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tablectl.dashboard.auth import LoginThrottle, PasswordError, Sessions, hash_password
+from tablectl.dashboard.settings import (
+    SettingsError,
+    is_loopback,
+    load_settings,
+    parse_broker,
+    parse_listen,
+)
+from tablectl.dashboard.web import pick_language
+
+
+def test_broker_urls() -> None:
+    assert parse_broker("mqtt://127.0.0.1:1883") == ("127.0.0.1", 1883, False)
+    assert parse_broker("mqtt://broker.local") == ("broker.local", 1883, False)
+    assert parse_broker("mqtts://broker.local") == ("broker.local", 8883, True)
+    assert parse_broker("mqtt://[::1]:1884") == ("::1", 1884, False)
+    for bad in (
+        "http://x:1",
+        "mqtt://",
+        "mqtt://x:0",
+        "mqtt://x:port",
+        "mqtt://u:p@x:1883",
+        "mqtt://x:1883/path",
+        "127.0.0.1:1883",
+    ):
+        with pytest.raises(SettingsError):
+            parse_broker(bad)
+
+
+def test_listen_addresses() -> None:
+    assert parse_listen("127.0.0.1:8080") == ("127.0.0.1", 8080)
+    assert parse_listen("[::1]:80") == ("::1", 80)
+    assert parse_listen("localhost:9") == ("localhost", 9)
+    for bad in ("8080", "host.local:80", "127.0.0.1:99999", "127.0.0.1:", ":80"):
+        with pytest.raises(SettingsError):
+            parse_listen(bad)
+    assert is_loopback("127.0.0.2") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.1")
+
+
+def test_beyond_loopback_needs_a_staff_password(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match="needs a staff password"):
+        load_settings("mqtt://127.0.0.1:1883", "0.0.0.0:8080", None)
+    config = tmp_path / "dash.toml"
+    password_hash = hash_password("correct horse", iterations=1000)
+    config.write_text(f'[dashboard]\nstaff_password_hash = "{password_hash}"\n')
+    settings = load_settings("mqtt://127.0.0.1:1883", "0.0.0.0:8080", str(config))
+    assert settings.staff_hash is not None and settings.staff_hash.matches("correct horse")
+    assert not settings.open_staff
+    local = load_settings("mqtt://127.0.0.1:1883", None, None)
+    assert (local.listen_host, local.listen_port, local.open_staff) == ("127.0.0.1", 8080, True)
+
+
+def test_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "dash.toml"
+    config.write_text(
+        '[dashboard]\nbroker = "mqtts://broker.local:8884"\nlisten = "127.0.0.1:9000"\n'
+        'prefix = "parlor"\nmqtt_username = "dashboard"\nmqtt_password = "pw"\n'
+    )
+    s = load_settings(None, None, str(config))
+    assert (s.broker_host, s.broker_port, s.broker_tls) == ("broker.local", 8884, True)
+    assert (s.listen_port, s.prefix, s.mqtt_username) == (9000, "parlor", "dashboard")
+    assert load_settings("mqtt://other:1", None, str(config), "p2").broker_host == "other"
+    for text, says in (
+        ("[dashboard\n", "not valid TOML"),
+        ("[dashboard]\nbrokr = 'x'\n", "unknown option"),
+        ("[dashboard]\nlisten = 80\n", "must be a string"),
+        ("[dashboard]\nstaff_password_hash = 'nope'\n", "staff_password_hash"),
+        ("dashboard = 3\n", "must be a table"),
+    ):
+        config.write_text(text)
+        with pytest.raises(SettingsError, match=says):
+            load_settings("mqtt://127.0.0.1:1883", None, str(config))
+    with pytest.raises(SettingsError, match="cannot read"):
+        load_settings("mqtt://127.0.0.1:1883", None, str(tmp_path / "missing.toml"))
+    with pytest.raises(SettingsError, match="no broker"):
+        load_settings(None, None, None)
+
+
+def test_password_hash_and_sessions() -> None:
+    with pytest.raises(PasswordError):
+        hash_password("short")
+    clock = [0.0]
+    sessions = Sessions(now=lambda: clock[0])
+    session = sessions.create("Eri", "staff")
+    assert sessions.get(session.sid) is session and session.staff
+    assert sessions.get("forged") is None and sessions.get(None) is None
+    clock[0] += 13 * 3600
+    assert sessions.get(session.sid) is None
+    throttle = LoginThrottle(now=lambda: clock[0])
+    for _ in range(5):
+        assert not throttle.locked()
+        throttle.record(False)
+    assert throttle.locked()
+    clock[0] += 61
+    assert not throttle.locked()
+
+
+def test_language_from_accept_language() -> None:
+    assert pick_language(None) == "en"
+    assert pick_language("ja,en-US;q=0.9") == "ja"
+    assert pick_language("ja-JP") == "ja"
+    assert pick_language("fr-FR,ja;q=0.5,en;q=0.8") == "en"
+    assert pick_language("de, fr") == "en"
+    assert pick_language("en;q=0, ja;q=0.1") == "ja"
+
+
+def test_the_daemon_side_never_imports_aiohttp() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tablectl.cli, tablectl.daemon, tablectl.dashboard.settings;"
+        "sys.exit('aiohttp' in sys.modules)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
