@@ -125,15 +125,12 @@ def _hand_result(value: Any, players: int) -> dict[str, Any] | None:
     """A settled hand's summary (``last_hand`` of the state, or a ``hands`` message)."""
     if not isinstance(value, dict):
         return None
-    # "kind" in the v1 contract; the replay form's "result" (with "winner" for a tsumo)
-    # is read too, while the table side settles on one.
-    kind = _text(value.get("kind"), 32) or _text(value.get("result"), 32)
+    # The replay form of a hand (docs/replay.md): its "result" is shown as the kind.
+    kind = _text(value.get("result"), 32)
     if kind is None:
         return None
     deltas = _nums(value.get("deltas"))
     winners = value.get("winners")
-    if winners is None and _int(value.get("winner")) is not None:
-        winners = [value["winner"]]
     return {
         "round": _round(value.get("round")),
         "honba": _int(value.get("honba")) or 0,

@@ -23,6 +23,7 @@ import pytest
 from tablectl.dashboard.auth import hash_password
 from tests.dashboard.test_model import state
 from tests.helpers import Broker, free_port
+from tests.mqtt_contract import check
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "docs" / "dashboard.png"
@@ -46,13 +47,20 @@ class Tables:
         self.client.subscribe("tablectl/v1/+/staff/ack", qos=1)
 
     def _on_message(self, _client: Any, _userdata: Any, message: Any) -> None:
-        self.acks.append((message.topic, json.loads(message.payload)))
+        # What the dashboard writes is held to the contract too.
+        self.acks.append((message.topic, check(message.topic, message.payload)))
         self.got_ack.set()
 
     def publish(self, table: str, leaf: str, payload: Any, retain: bool = False) -> float:
-        """Publish and wait for the broker to have it; the time it was sent."""
+        """Publish what a table would (checked against the contract: the page is tested
+        on messages a table can send) and wait for the broker to have it; the time it
+        was sent."""
+        if isinstance(payload, dict):
+            payload = {"v": 1, **payload}
         raw = payload if isinstance(payload, str) else json.dumps(payload)
-        info = self.client.publish(f"tablectl/v1/{table}/{leaf}", raw, qos=1, retain=retain)
+        topic = f"tablectl/v1/{table}/{leaf}"
+        check(topic, raw.encode())
+        info = self.client.publish(topic, raw, qos=1, retain=retain)
         info.wait_for_publish(5)
         return time.monotonic()
 
@@ -202,13 +210,15 @@ def test_the_page_shows_the_parlor_live(
     assert _text(browser, '[data-table="t1"] .seat[data-seat="0"] .rank') == "1st"
 
     # An alert appears; logged in, staff acknowledge it, and the table hears of it.
-    call = {"id": "a7", "kind": "staff_call", "seat": 2, "text": "", "since": time.time() - 95}
+    call = {"id": "a7", "kind": "staff_call", "seat": 2, "text": "STAFF CALL",
+            "since": time.time() - 95, "acked_by": None}  # fmt: skip
     fault = {
         "id": "a8",
         "kind": "fault",
         "seat": None,
         "text": "OVERHEAT 71C",
         "since": time.time(),
+        "acked_by": None,
     }
     tables.publish("t2", "state", {**t2_state, "alerts": [call, fault]}, retain=True)
     _wait(browser, "the alert", lambda d: _text(d, 'li.alert[data-alert="a7"]'))
@@ -266,7 +276,7 @@ def test_the_page_shows_the_parlor_live(
             "hand": number,
             "round": {"wind": "E", "number": number},
             "honba": 0,
-            "kind": kind,
+            "result": kind,
             "winners": winners,
             "deltas": deltas,
             "scores": [25000 + deltas[0], 25000 + deltas[1], 25000 + deltas[2], 25000 + deltas[3]],

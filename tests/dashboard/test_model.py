@@ -14,6 +14,7 @@ from tablectl.dashboard.model import (
     ranks,
     subscriptions,
 )
+from tests.mqtt_contract import check
 
 NOW = 1_764_042_000.0
 
@@ -42,8 +43,9 @@ def state(table: str = "t1", **changes: Any) -> dict[str, Any]:
         "last_hand": {
             "round": {"wind": "E", "number": 1},
             "honba": 0,
-            "kind": "ron",
+            "result": "ron",
             "winners": [1],
+            "from": [3],
             "deltas": [-3900, 3900, 0, 0],
         },
         "alerts": [],
@@ -246,7 +248,7 @@ def test_hands_collect_per_game_without_duplicates() -> None:
             "hand": number,
             "round": {"wind": "E", "number": number},
             "honba": 0,
-            "kind": "tsumo",
+            "result": "tsumo",
             "winners": [0],
             "deltas": [3000, -1000, -1000, -1000],
             "scores": [28000, 24000, 24000, 24000],
@@ -294,10 +296,10 @@ def test_topics_outside_the_contract_are_ignored() -> None:
     assert model.ignored == 1
 
 
-def test_the_replay_form_of_a_hand_and_a_table_side_ack_are_read_too() -> None:
+def test_a_hand_and_an_ack_by_the_table_as_the_contract_has_them() -> None:
     model = ParlorModel()
     taken = {"id": "a9", "kind": "fault", "seat": None, "text": "", "since": NOW, "acked_by": "Kai"}
-    last = {"round": {"wind": "E", "number": 1}, "honba": 0, "result": "tsumo", "winner": 2}
+    last = {"round": {"wind": "E", "number": 1}, "honba": 0, "result": "tsumo", "winners": [2]}
     put(model, "t1", "state", state(alerts=[taken], last_hand={**last, "deltas": [-1, -1, 3, -1]}))
     card = model.view("table:t1")["table"]
     assert card["state"]["last_hand"]["kind"] == "tsumo"
@@ -306,3 +308,8 @@ def test_the_replay_form_of_a_hand_and_a_table_side_ack_are_read_too() -> None:
     assert alert["ack"] == {"by": "Kai", "at": None} and "acked_by" not in alert
     hand = {"game_id": "g1", "hand": 1, **last, "scores": [24000, 24000, 28000, 24000]}
     assert put(model, "t1", "hands", hand) == {"table:t1"}
+
+
+def test_the_fixtures_are_what_a_table_publishes() -> None:
+    # The model is tested on payloads within the contract (docs/mqtt/*.schema.json).
+    check("tablectl/v1/t1/state", json.dumps(state()).encode())
