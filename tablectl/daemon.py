@@ -353,10 +353,17 @@ class Daemon:
                 await ctl.start()
             async with self.link:
                 if publisher is not None:
-                    acks: asyncio.Queue[tuple[str, str]] = asyncio.Queue(maxsize=ACK_QUEUE_MAX)
-                    publisher.on_staff_ack = lambda alert, by: self._queue_ack(acks, alert, by)
+                    requests: asyncio.Queue[ParlorRequest] = asyncio.Queue(maxsize=ACK_QUEUE_MAX)
+                    publisher.on_staff_ack = lambda alert, by: self._queue_request(
+                        requests, ("ack", alert, by, None)
+                    )
+                    publisher.on_staff_command = lambda cmd, by, rules: self._queue_request(
+                        requests, (cmd, None, by, rules)
+                    )
                     tasks.append(asyncio.create_task(publisher.run()))
-                    tasks.append(asyncio.create_task(self._parlor_acks(table, recorder, acks)))
+                    tasks.append(
+                        asyncio.create_task(self._parlor_requests(table, recorder, requests))
+                    )
                 core = [
                     asyncio.create_task(self._ticker(table, recorder)),
                     asyncio.create_task(self._consume(table, recorder)),
@@ -424,27 +431,36 @@ class Daemon:
         if self.on_game is not None:
             self.on_game(table, table.game_result(final))
 
-    def _queue_ack(self, acks: asyncio.Queue[tuple[str, str]], alert: str, by: str) -> None:
-        """An acknowledgement from the parlor (the MQTT task): handled by
-        :meth:`_parlor_acks` under the lock, like a table event. A flood beyond the queue
-        is dropped with a warning: an acknowledgement only ever ends an alert."""
+    def _queue_request(self, requests: asyncio.Queue[ParlorRequest], req: ParlorRequest) -> None:
+        """A request from the parlor's staff (the MQTT task): handled by
+        :meth:`_parlor_requests` under the lock, like a table event. A flood beyond the
+        queue is dropped with a warning."""
         try:
-            acks.put_nowait((alert, by))
+            requests.put_nowait(req)
         except asyncio.QueueFull:
-            log.warning("[%s] staff ack of %s dropped: too many waiting", self.config.table_id,
-                        alert)  # fmt: skip
+            log.warning("[%s] staff %s from %s dropped: too many waiting",
+                        self.config.table_id, req[0], req[2])  # fmt: skip
 
-    async def _parlor_acks(
-        self, table: Table, recorder: JournalRecorder, acks: asyncio.Queue[tuple[str, str]]
+    async def _parlor_requests(
+        self, table: Table, recorder: JournalRecorder, requests: asyncio.Queue[ParlorRequest]
     ) -> None:
-        """Acknowledge alerts for the parlor's staff: journalled as staff actions."""
+        """Acknowledgements and game control from the parlor's staff, each handled like
+        ``tablectl ctl``'s (journalled as staff actions; a refusal is published)."""
         while True:
-            alert, by = await acks.get()
+            kind, alert, by, rules = await requests.get()
             async with self._lock:
                 with self._one_unit(recorder):
-                    why = table.acknowledge_alert(alert, by, via="mqtt")
+                    if kind == "ack":
+                        why = table.acknowledge_alert(str(alert), by, via="mqtt")
+                    elif kind == "undo":
+                        why = await table.correct_last_hand(by=f"{by} (parlor)")
+                    else:
+                        why = await table.new_game(rules, by=f"{by} (parlor)")
+                    if why is not None and kind != "ack":
+                        table.refuse_staff_request(kind, by, why)
+                    table.refresh()
             if why is not None:
-                log.info("[%s] staff ack from %s: %s", self.config.table_id, by, why)
+                log.info("[%s] staff %s from %s: %s", self.config.table_id, kind, by, why)
 
     async def _ticker(self, table: Table, recorder: JournalRecorder) -> None:
         while True:
@@ -544,8 +560,11 @@ class Daemon:
             await table.handle(item)
 
 
-#: Staff acknowledgements from the parlor waiting for the table (more are dropped).
+#: Staff requests from the parlor waiting for the table (more are dropped).
 ACK_QUEUE_MAX = 64
+#: A request from the parlor's dashboard: (kind, alert id, staff name, rules), kind one
+#: of "ack", "undo", "new_game".
+ParlorRequest = tuple[str, str | None, str, str | None]
 
 
 class DeviceBusy(Exception):

@@ -71,6 +71,8 @@ _TABLE_ID = re.compile(r"^[A-Za-z0-9_-]+$")
 CONTRACT_VERSION = 1
 #: Own payloads per retained topic recognised when the broker echoes them back late.
 ECHOES = 8
+#: Game control the parlor's dashboard may ask of a table (as ``tablectl ctl`` does).
+STAFF_COMMANDS = ("undo", "new_game")
 #: Longest staff name accepted in an acknowledgement (it is journalled and shown).
 STAFF_NAME_MAX = 64
 
@@ -168,9 +170,14 @@ class TablePublisher:
         self.hands_topic = f"{base}/hands"
         #: Where the parlor's dashboard acknowledges an alert (the table subscribes).
         self.staff_ack_topic = f"{base}/staff/ack"
+        #: Where the parlor's dashboard asks for game control (undo, a new game).
+        self.staff_command_topic = f"{base}/staff/command"
         #: Called with ``(alert_id, staff_name)`` for each well-formed acknowledgement
         #: (the daemon handles it like a table event); None: acknowledgements are ignored.
         self.on_staff_ack: Callable[[str, str], None] | None = None
+        #: Called with ``(command, staff_name, rules or None)`` for each well-formed
+        #: command; None: commands are ignored.
+        self.on_staff_command: Callable[[str, str, str | None], None] | None = None
         self._client_id = settings.client_id or f"tablectl-{table_id}"
         # Queue: latest payload per retained topic, the changed ones (dict = ordered set),
         # and the FIFO of events and games.
@@ -583,32 +590,67 @@ class TablePublisher:
                 continue
             if str(message.topic) == self.staff_ack_topic:
                 self._staff_ack(bytes(payload))
+            elif str(message.topic) == self.staff_command_topic:
+                self._staff_command(bytes(payload))
             else:
                 self._check_retained(str(message.topic), bytes(payload))
         msg = "message iterator ended"
         raise MqttError(msg)
 
+    def _staff_request(self, what: str, payload: bytes) -> dict[str, Any] | None:
+        """A request from the parlor's dashboard, decoded with its ``by`` checked; None
+        (after one warning naming what was wrong) for anything else."""
+        try:
+            request = json.loads(payload)
+        except (ValueError, RecursionError):
+            request = None
+        if not isinstance(request, dict):
+            self._log.warning("[%s] staff %s ignored: not a JSON object", self._table, what)
+            return None
+        by = request.get("by")
+        if not (isinstance(by, str) and 0 < len(by) <= STAFF_NAME_MAX and by.isprintable()):
+            self._log.warning(
+                "[%s] staff %s ignored: 'by' must name the staff member (1-%d characters)",
+                self._table,
+                what,
+                STAFF_NAME_MAX,
+            )
+            return None
+        return request
+
     def _staff_ack(self, payload: bytes) -> None:
         """An acknowledgement from the parlor's dashboard: checked here (one warning
         naming what was wrong, nothing else happens), then handed to the daemon."""
-        try:
-            ack = json.loads(payload)
-        except (ValueError, RecursionError):
-            ack = None
-        alert = ack.get("alert") if isinstance(ack, dict) else None
-        by = ack.get("by") if isinstance(ack, dict) else None
+        ack = self._staff_request("ack", payload)
+        if ack is None:
+            return
+        alert = ack.get("alert")
         if not (isinstance(alert, str) and 0 < len(alert) <= 16):
             self._log.warning("[%s] staff ack ignored: no alert id in %.80r", self._table, payload)
             return
-        if not (isinstance(by, str) and 0 < len(by) <= STAFF_NAME_MAX and by.isprintable()):
+        if self.on_staff_ack is not None:
+            self.on_staff_ack(alert, ack["by"])
+
+    def _staff_command(self, payload: bytes) -> None:
+        """Game control from the parlor's dashboard (``undo``, ``new_game`` with optional
+        ``rules``): checked here, then handed to the daemon, which refuses what the table
+        cannot do now (published as a ``staff_refused`` event)."""
+        command = self._staff_request("command", payload)
+        if command is None:
+            return
+        cmd, rules = command.get("cmd"), command.get("rules")
+        if cmd not in STAFF_COMMANDS:
             self._log.warning(
-                "[%s] staff ack ignored: 'by' must name the staff member (1-%d characters)",
+                "[%s] staff command ignored: 'cmd' must be one of %s",
                 self._table,
-                STAFF_NAME_MAX,
+                ", ".join(STAFF_COMMANDS),
             )
             return
-        if self.on_staff_ack is not None:
-            self.on_staff_ack(alert, by)
+        if rules is not None and not (isinstance(rules, str) and 0 < len(rules) <= 255):
+            self._log.warning("[%s] staff command ignored: 'rules' must name rules", self._table)
+            return
+        if self.on_staff_command is not None:
+            self.on_staff_command(cmd, command["by"], rules)
 
     async def _send(self, client: Client, message: _Message) -> None:
         if message.retain:
@@ -630,7 +672,7 @@ class TablePublisher:
             await self._send(client, _Message(topic, payload, 1, True, _Kind.RETAINED))
         # Guard them: on a broker without ACLs anyone may overwrite a retained topic.
         await client.subscribe([(topic, 1) for topic in self._guarded()])
-        await client.subscribe(self.staff_ack_topic, qos=1)
+        await client.subscribe([(self.staff_ack_topic, 1), (self.staff_command_topic, 1)])
         # The broker may have lost its retained store (restart without persistence).
         self._dirty = dict.fromkeys(self._retained)
         # Only now: "connected" promises that the table is announced on the broker.

@@ -20,6 +20,7 @@ _LEAVES = {
     "hands": "hand.schema.json",
     "availability": "availability.schema.json",
     "staff/ack": "staff-ack.schema.json",
+    "staff/command": "staff-command.schema.json",
 }
 _SEAT_SCORE = re.compile(r"^seat/[0-3]/score$")
 _TOPIC = re.compile(r"^(?P<prefix>.+)/v1/(?P<table>[A-Za-z0-9_-]+)/(?P<leaf>.+)$")
@@ -53,6 +54,6 @@ def check(topic: str, payload: bytes) -> dict[str, Any] | Any:
     assert not errors, f"{topic}: " + "; ".join(
         f"{'/'.join(map(str, e.path)) or '(root)'}: {e.message}" for e in errors[:5]
     )
-    if isinstance(value, dict) and leaf != "staff/ack":
+    if isinstance(value, dict) and not leaf.startswith("staff/"):
         assert value.get("table", match["table"]) == match["table"], f"{topic}: table differs"
     return value

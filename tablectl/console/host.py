@@ -322,6 +322,14 @@ class ConsoleHost:
         self._publish_state()
         return None
 
+    def refuse_staff_request(self, action: str, by: str, why: str) -> None:
+        """Tell the parlor why a staff request from it was not carried out (published,
+        not journalled: nothing happened at the table)."""
+        if self.publisher is not None:
+            self.publisher.publish_event(
+                {"type": "staff_refused", "seat": None, "action": action, "by": by, "why": why}
+            )
+
     def _entry(self, seat: int) -> WinEntry | None:
         if self.pending is None:
             return None

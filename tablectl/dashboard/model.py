@@ -33,6 +33,8 @@ __all__ = [
 
 #: The leaves of ``<p>/v1/<t>/<leaf>`` the dashboard reads.
 LEAVES = ("availability", "state", "events", "games", "hands")
+#: Events that answer a staff member's game control (kept with their details).
+STAFF_ANSWERS = ("staff_action", "staff_refused", "correction")
 #: The contract version in the topics.
 VERSION = "v1"
 #: Largest payload read (bytes); a table's state is about 1 KB.
@@ -437,6 +439,12 @@ class ParlorModel:
         seat = _int(data.get("seat"))
         if seat is not None:
             event["seat"] = seat
+        if event["type"] in STAFF_ANSWERS:
+            # The table's answer to game control from the page: shown to staff.
+            for key in ("action", "by", "why"):
+                text = _text(data.get(key), 200)
+                if text is not None:
+                    event[key] = text
         table.events = [*table.events, event][-MAX_EVENTS:]
         return {f"table:{table.table}"}
 

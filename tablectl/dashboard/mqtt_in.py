@@ -17,6 +17,7 @@ import ssl
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 from aiomqtt import Client, MqttError
 
@@ -42,6 +43,11 @@ class NotConnected(Exception):
 def ack_topic(prefix: str, table: str) -> str:
     """The topic of the staff acknowledgements for ``table``."""
     return f"{prefix}/{VERSION}/{table}/staff/ack"
+
+
+def command_topic(prefix: str, table: str) -> str:
+    """The topic of staff game control for ``table``."""
+    return f"{prefix}/{VERSION}/{table}/staff/command"
 
 
 class ParlorLink:
@@ -115,11 +121,23 @@ class ParlorLink:
 
     async def publish_ack(self, table: str, alert: str, by: str, at: float) -> None:
         """Publish a staff acknowledgement (qos 1); raises :class:`NotConnected`."""
+        payload = {"alert": alert, "by": by, "at": at}
+        await self._publish(ack_topic(self.settings.prefix, table), payload)
+
+    async def publish_command(
+        self, table: str, cmd: str, by: str, rules: str | None, at: float
+    ) -> None:
+        """Publish game control for ``table`` (qos 1); raises :class:`NotConnected`."""
+        payload: dict[str, Any] = {"cmd": cmd, "by": by, "at": at}
+        if rules is not None:
+            payload["rules"] = rules
+        await self._publish(command_topic(self.settings.prefix, table), payload)
+
+    async def _publish(self, topic: str, payload: dict[str, Any]) -> None:
         client = self._client
         if client is None:
             raise NotConnected("the dashboard is not connected to the broker")
-        payload = json.dumps({"alert": alert, "by": by, "at": at}, ensure_ascii=False)
         try:
-            await client.publish(ack_topic(self.settings.prefix, table), payload, qos=1)
+            await client.publish(topic, json.dumps(payload, ensure_ascii=False), qos=1)
         except MqttError as exc:
             raise NotConnected(str(exc)) from exc

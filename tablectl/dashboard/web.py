@@ -47,6 +47,12 @@ RETRY_MS = 1000
 MAX_USER = 40
 LANGUAGES = ("en", "ja")
 AckSender = Callable[[str, str, str, float], Awaitable[None]]
+#: Publishes game control: (table, command, staff name, rules or None, time).
+CommandSender = Callable[[str, str, str, str | None, float], Awaitable[None]]
+#: Game control staff may ask of a table from the page (docs/mqtt.md, staff/command).
+COMMANDS = ("undo", "new_game")
+#: Longest rules name accepted (a preset name or a rules file on the table's board).
+MAX_RULES = 255
 
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -121,11 +127,13 @@ class _Dashboard:
         hub: Hub,
         send_ack: AckSender,
         now: Callable[[], float],
+        send_command: CommandSender | None = None,
     ) -> None:
         self.settings = settings
         self.model = model
         self.hub = hub
         self.send_ack = send_ack
+        self.send_command = send_command
         self.now = now
         self.sessions = Sessions()
         self.throttle = LoginThrottle()
@@ -249,13 +257,41 @@ class _Dashboard:
         response.del_cookie(COOKIE, path="/")
         return response
 
-    async def ack(self, request: web.Request) -> web.Response:
-        body = await self.json_body(request)
+    def staff_session(self, request: web.Request) -> Session:
+        """The logged-in staff member's session for a staff action (CSRF token checked)."""
         session = self.session(request)
         if session is None or not session.staff:
             raise web.HTTPUnauthorized(text="log in as staff first")
         if request.headers.get("X-CSRF-Token") != session.csrf:
             raise web.HTTPForbidden(text="missing or wrong CSRF token")
+        return session
+
+    async def command(self, request: web.Request) -> web.Response:
+        """Game control for a table (undo the last hand, a new game): published to the
+        table, which answers with a staff_action, correction or staff_refused event."""
+        body = await self.json_body(request)
+        session = self.staff_session(request)
+        table, cmd, rules = body.get("table"), body.get("cmd"), body.get("rules")
+        if not isinstance(table, str) or cmd not in COMMANDS:
+            raise web.HTTPBadRequest(text=f"table is a string and cmd one of {', '.join(COMMANDS)}")
+        if rules in ("", None) or cmd != "new_game":
+            rules = None
+        elif not isinstance(rules, str) or len(rules) > MAX_RULES or not rules.isprintable():
+            raise web.HTTPBadRequest(text=f"rules: a preset name of at most {MAX_RULES} characters")
+        if self.model.view(f"table:{table}").get("table") is None:
+            raise web.HTTPNotFound(text=f"no table {table!r} has reported")
+        if self.send_command is None:
+            raise web.HTTPServiceUnavailable(text="game control is not available here")
+        try:
+            await self.send_command(table, cmd, session.user, rules, round(self.now(), 3))
+        except Exception as exc:  # the link says why; the page shows it
+            raise web.HTTPServiceUnavailable(text=f"not sent: {exc}") from None
+        _log.info("%s asked %s of %s (rules %s)", session.user, cmd, table, rules)
+        return web.json_response({"ok": True})
+
+    async def ack(self, request: web.Request) -> web.Response:
+        body = await self.json_body(request)
+        session = self.staff_session(request)
         table, alert_id = body.get("table"), body.get("alert")
         if not isinstance(table, str) or not isinstance(alert_id, str):
             raise web.HTTPBadRequest(text="table and alert are strings")
@@ -317,9 +353,11 @@ def make_app(
     hub: Hub,
     send_ack: AckSender,
     now: Callable[[], float] = time.time,
+    send_command: CommandSender | None = None,
 ) -> web.Application:
-    """The aiohttp application serving ``model`` (``send_ack`` publishes an ack)."""
-    dash = _Dashboard(settings, model, hub, send_ack, now)
+    """The aiohttp application serving ``model`` (``send_ack`` publishes an ack,
+    ``send_command`` game control; without it the page offers none)."""
+    dash = _Dashboard(settings, model, hub, send_ack, now, send_command)
     app = web.Application(client_max_size=16 * 1024)
     app.on_response_prepare.append(_headers)
     static = resources.files("tablectl.dashboard").joinpath("static")
@@ -330,6 +368,7 @@ def make_app(
     app.router.add_post("/api/login", dash.login)
     app.router.add_post("/api/logout", dash.logout)
     app.router.add_post("/api/ack", dash.ack)
+    app.router.add_post("/api/command", dash.command)
 
     async def on_shutdown(_app: web.Application) -> None:
         hub.close()

@@ -136,14 +136,27 @@ async def test_a_staff_ack_from_the_parlor_ends_a_staff_call(
             # together; the publisher sends its streams in turns.
             if not any(e["type"] == "staff_action" for e in events):
                 await next_state(lambda s: any(e["type"] == "staff_action" for e in events))
+
+            # Game control from the parlor: nothing to undo yet (refused, and said why),
+            # then a new game under other rules.
+            for command in ({"cmd": "undo", "by": "Mika"},
+                            {"cmd": "new_game", "by": "Mika", "rules": "kenko"}):  # fmt: skip
+                check("tablectl/v1/t4/staff/command", json.dumps(command).encode())
+                await parlor.publish("tablectl/v1/t4/staff/command", json.dumps(command), qos=1)
+            await next_state(lambda s: s["rules"] == "kenko")
+            refused = [e for e in events if e["type"] == "staff_refused"]
+            assert [(e["action"], e["by"]) for e in refused] == [("undo", "Mika")]
         finally:
             daemon.stop.set()
             await task
             await sim.close()
     acks = [e for e in events if e["type"] == "staff_action"]
-    assert [(e["action"], e["alert"], e["by"], e["via"]) for e in acks] == [
-        ("alert_ack", alert["id"], "Mika", "mqtt")
-    ]
+    assert [(e["action"], e["by"]) for e in acks] == [
+        ("alert_ack", "Mika"), ("new_game", "Mika (parlor)")
+    ]  # fmt: skip
+    assert acks[0]["alert"] == alert["id"] and acks[0]["via"] == "mqtt"
     with Journal.open(journal_path, readonly=True) as journal:
         notes = [n for n in journal.notes() if n.kind == "staff_action"]
-    assert [(n.detail["by"], n.detail["via"]) for n in notes] == [("Mika", "mqtt")]
+    assert [(n.detail["action"], n.detail["by"]) for n in notes] == [
+        ("alert_ack", "Mika"), ("new_game", "Mika (parlor)")
+    ]  # fmt: skip

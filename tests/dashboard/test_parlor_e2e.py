@@ -148,6 +148,18 @@ def test_two_tables_a_staff_call_a_killed_daemon_and_a_dashboard_restart(
     _click(browser, "the Acknowledge button", f"{alert_css} button.ack")
     _wait(browser, "the staff call gone", lambda d: not _text(d, alert_css), timeout=20)
 
+    # Game control from the page: staff ask p1 to take its last hand back. The bots play
+    # on, so the table may already have rolled the next dice: either way it answers.
+    _click(browser, "p1's card", '.card[data-table="p1"]')
+    _click(browser, "the undo button", "#cmd-undo")
+    _wait(browser, "the confirmation", lambda d: d.switch_to.alert.accept() or True)
+    _wait(
+        browser, "the table's answer",
+        lambda d: any(s in _text(d, "#cmd-answer") for s in ("p1: undo done", "p1 refused undo")),
+        timeout=20,
+    )  # fmt: skip
+    undone = "done" in _text(browser, "#cmd-answer")
+
     # A daemon killed shows as offline (the broker publishes its will at once).
     p2.kill()
     _wait(
@@ -166,5 +178,8 @@ def test_two_tables_a_staff_call_a_killed_daemon_and_a_dashboard_restart(
 
     p1.stop()
     with Journal.open(p1.journal, readonly=True) as journal:
-        acks = [n.detail for n in journal.notes() if n.kind == "staff_action"]
+        notes = journal.notes()
+    acks = [n.detail for n in notes if n.kind == "staff_action"]
     assert [(a["action"], a["by"], a["via"]) for a in acks] == [("alert_ack", "Eri", "mqtt")]
+    corrections = [n.detail["by"] for n in notes if n.kind == "correction"]
+    assert corrections == (["Eri (parlor)"] if undone else [])

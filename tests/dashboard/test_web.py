@@ -31,13 +31,22 @@ class Rig:
         self.model = ParlorModel()
         self.hub = Hub()
         self.sent: list[tuple[str, str, str, float]] = []
+        self.commands: list[tuple[str, str, str, str | None]] = []
         self.fail = False
-        self.app = make_app(self.settings, self.model, self.hub, self.send, now=lambda: 1000.0)
+        self.app = make_app(
+            self.settings, self.model, self.hub, self.send, now=lambda: 1000.0,
+            send_command=self.command,
+        )  # fmt: skip
 
     async def send(self, table: str, alert: str, by: str, at: float) -> None:
         if self.fail:
             raise ConnectionError("broker gone")
         self.sent.append((table, alert, by, at))
+
+    async def command(self, table: str, cmd: str, by: str, rules: str | None, at: float) -> None:
+        if self.fail:
+            raise ConnectionError("broker gone")
+        self.commands.append((table, cmd, by, rules))
 
     def publish(self, table: str, leaf: str, payload: Any) -> None:
         raw = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
@@ -178,3 +187,43 @@ async def test_open_staff_refuses_a_foreign_host_name() -> None:
         assert login.status == 401
     finally:
         await client.close()
+
+
+async def test_game_control_needs_staff_and_names_a_known_table(
+    protected: tuple[Rig, TestClient[Any, Any]],
+) -> None:
+    rig, client = protected
+    rig.publish("t1", "state", state())
+    undo = {"table": "t1", "cmd": "undo"}
+    assert (await client.post("/api/command", json=undo)).status == 401
+    login = await client.post("/api/login", json={"user": "Eri", "password": STAFF_PW})
+    token = {"X-CSRF-Token": (await login.json())["csrf"]}
+    assert (await client.post("/api/command", json=undo)).status == 403  # no token
+    for bad in (
+        {"table": "t1", "cmd": "format_disk"},
+        {"table": 7, "cmd": "undo"},
+        {"table": "t1", "cmd": "new_game", "rules": "x" * 300},
+    ):
+        answer = await client.post("/api/command", json=bad, headers=token)
+        assert answer.status == 400, bad
+    unknown = await client.post("/api/command", json={"table": "t9", "cmd": "undo"}, headers=token)
+    assert unknown.status == 404
+    assert (await client.post("/api/command", json=undo, headers=token)).status == 200
+    new = {"table": "t1", "cmd": "new_game", "rules": "kenko"}
+    assert (await client.post("/api/command", json=new, headers=token)).status == 200
+    same = {"table": "t1", "cmd": "new_game", "rules": ""}
+    assert (await client.post("/api/command", json=same, headers=token)).status == 200
+    assert rig.commands == [
+        ("t1", "undo", "Eri", None), ("t1", "new_game", "Eri", "kenko"),
+        ("t1", "new_game", "Eri", None),
+    ]  # fmt: skip
+    rig.fail = True
+    down = await client.post("/api/command", json=undo, headers=token)
+    assert down.status == 503 and "broker gone" in await down.text()
+    # The table's answer is kept for the page.
+    refusal = {"v": 1, "type": "staff_refused", "seat": None, "action": "undo", "by": "Eri",
+               "why": "nothing to undo"}  # fmt: skip
+    rig.publish("t1", "events", refusal)
+    events = rig.model.view("table:t1")["table"]["events"]
+    assert events[-1] == {"type": "staff_refused", "action": "undo", "by": "Eri",
+                          "why": "nothing to undo"}  # fmt: skip

@@ -34,6 +34,12 @@ const I18N = {
     },
     reasons: { last_round: "last round", bust: "bust", time_up: "time up", abandoned: "abandoned" },
     login_failed: "Log-in failed: {0}", ack_failed: "Not acknowledged: {0}",
+    undo: "Undo last hand", new_game: "New game", rules_label: "Rules", same_rules: "same rules",
+    confirm_undo: "Take back the last hand on {0} for entry again?",
+    confirm_new_game: "End the game on {0} (kept as abandoned) and start a new one?",
+    cmd_sent: "Sent to {0}; waiting for the table.", cmd_failed: "Not sent: {0}",
+    answer_refused: "{0} refused {1}: {2}", answer_done: "{0}: {1} done ({2})",
+    actions: { undo: "undo", new_game: "new game", correction: "undo" },
   },
   ja: {
     title: "卓一覧", alerts: "アラート", tables: "卓", games: "終了した対局",
@@ -66,6 +72,12 @@ const I18N = {
     },
     reasons: { last_round: "規定局数", bust: "飛び", time_up: "時間切れ", abandoned: "中止" },
     login_failed: "ログイン失敗: {0}", ack_failed: "確認できません: {0}",
+    undo: "前局を訂正", new_game: "新しい対局", rules_label: "ルール", same_rules: "同じルール",
+    confirm_undo: "{0} の前局を取り消して入力し直しますか?",
+    confirm_new_game: "{0} の対局を中止して新しい対局を始めますか?",
+    cmd_sent: "{0} に送信しました。卓の応答を待っています。", cmd_failed: "送信できません: {0}",
+    answer_refused: "{0} が{1}を拒否: {2}", answer_done: "{0}: {1}完了 ({2})",
+    actions: { undo: "訂正", new_game: "新しい対局", correction: "訂正" },
   },
 };
 
@@ -297,6 +309,36 @@ function renderDetail() {
       el("br"), el("small", {}, points((hand.scores || [])[s]))))));
   if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: players + 3 }, t("no_hands"))));
   $("hands").replaceChildren(el("thead", {}, headRow), el("tbody", {}, rows));
+  $("controls").hidden = !me.staff;
+  $("cmd-rules").placeholder = t("same_rules");
+  const answer = staffAnswer(table);
+  if (answer) $("cmd-answer").textContent = answer;
+}
+
+// The table's latest answer to game control (a correction, a new game, or why not).
+function staffAnswer(table) {
+  const events = (table.events || []).filter((e) => e.type === "staff_refused"
+    || e.type === "correction" || (e.type === "staff_action" && e.action === "new_game"));
+  const last = events[events.length - 1];
+  if (!last) return "";
+  const action = sub("actions", last.type === "correction" ? "correction" : last.action);
+  if (last.type === "staff_refused") return t("answer_refused", table.table, action, last.why || "");
+  return t("answer_done", table.table, action, last.by || "");
+}
+
+async function command(cmd) {
+  const table = detail;
+  if (!table) return;
+  const rules = $("cmd-rules").value.trim();
+  const question = cmd === "undo" ? t("confirm_undo", table) : t("confirm_new_game", table);
+  if (!window.confirm(question)) return;
+  try {
+    await post("/api/command", { table, cmd, rules: cmd === "new_game" ? rules : "" });
+    $("cmd-answer").textContent = t("cmd_sent", table);
+  } catch (error) {
+    $("cmd-answer").textContent = t("cmd_failed", error.message);
+    if (error.status === 401 || error.status === 403) loadMe();
+  }
 }
 
 function renderGames() {
@@ -409,6 +451,8 @@ function setup() {
     loadMe();
   });
   $("detail-close").addEventListener("click", () => { detail = null; schedule(); });
+  $("cmd-undo").addEventListener("click", () => command("undo"));
+  $("cmd-new-game").addEventListener("click", () => command("new_game"));
   $("login-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
