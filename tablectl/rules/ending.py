@@ -50,7 +50,7 @@ def _place_bonus(state: GameState, scores: Sequence[int], order: Sequence[int]) 
     bonus = [game.uma[place] * 1000 if game.uma else 0 for place in range(players)]
     if game.oka_to_top:
         bonus[0] += (game.return_points - game.start_points) * players
-    if game.tie_break != "share_uma":
+    if game.tie != "share_uma":
         return bonus
     for places in tied_groups(scores, order):
         if len(places) > 1:
@@ -94,7 +94,7 @@ def _leftover_to_top(state: GameState, scores: list[int]) -> None:
     """The deposits left on the table go to the top (shared by tied tops under share_uma)."""
     order = ranking(scores)
     top = [order[p] for p in tied_groups(scores, order)[0]]
-    if state.rules.game.tie_break != "share_uma":
+    if state.rules.game.tie != "share_uma":
         top = top[:1]
     for seat, share in zip(top, split_evenly(state.kyoutaku, len(top)), strict=True):
         scores[seat] += share

@@ -81,7 +81,7 @@ class GameOptions:
     leftover_deposits: Literal["top", "lost"] = opt(
         "top", "deposits left on the table at the end", choices=("top", "lost")
     )
-    tie_break: Literal["seat_order", "share_uma"] = opt(
+    tie: Literal["seat_order", "share_uma"] = opt(
         "seat_order",
         "equal final scores rank by seat order from the first dealer; with share_uma the"
         " tied players also split the uma (and oka) of the places they hold, and the"

@@ -326,3 +326,14 @@ def test_replaced_option_is_named(tmp_path: Any) -> None:
     path.write_text('extends = "ariari"\n[flow]\nnagashi_counts_as_win = true\n', "utf-8")
     with pytest.raises(RulesConfigError, match="nagashi_flow"):
         load_rules(str(path))
+
+
+def test_tie_option_is_named_tie(tmp_path: Any) -> None:
+    # RULES.md, "Readings settled after the first implementation": Needs an option:
+    # `tie = "seat_order" | "share_uma"`.
+    assert load_rules("mleague").game.tie == "share_uma"
+    assert load_rules("tenhou").game.tie == "seat_order"
+    path = tmp_path / "old.toml"
+    path.write_text('extends = "wrc"\n[game]\ntie_break = "seat_order"\n', "utf-8")
+    with pytest.raises(RulesConfigError, match=r"tie_break was replaced by tie"):
+        load_rules(str(path))
