@@ -84,8 +84,8 @@ class GameOptions:
     tie: Literal["seat_order", "share_uma"] = opt(
         "seat_order",
         "equal final scores rank by seat order from the first dealer; with share_uma the"
-        " tied players also split the uma (and oka) of the places they hold, and the"
-        " deposits left for the top",
+        " tied players share the places they hold: they split the uma (and oka) of those"
+        " places and the deposits left for the top equally, and get equal results",
         choices=("seat_order", "share_uma"),
     )
     extension_dealer_repeat_first: bool = opt(
