@@ -145,6 +145,12 @@ class FlowOptions:
     nagashi_tenpai_payments: bool = opt(
         False, "tenpai payments are still exchanged when someone makes nagashi"
     )
+    nagashi_honba: bool = opt(
+        False,
+        "the hand's honba are added to a nagashi payment, as to a tsumo (ariari:"
+        " 積み棒もアガリ点に加算); false: the mangan alone (Tenhou), and in either case the"
+        " deposits stay on the table",
+    )
     nagashi_flow: Literal["draw", "dealer_repeats", "win"] = opt(
         "dealer_repeats",
         "after a nagashi: a draw like any other (the dealer repeats only if tenpai, honba"

@@ -254,8 +254,9 @@ NOTEN = {"type": "draw", "tenpai": []}
         ("ariari", [2], [1], [-2100, -4100, 8300, -2100], ("E", 3, 0)),
         # The dealer's nagashi: 4000 all + 100 each, the dealer repeats with honba +1.
         ("ariari", [1], [], [-4100, 12300, -4100, -4100], ("E", 2, 2)),
-        # Tenhou: 連荘は親のテンパイに依る - a draw like any other, honba +1.
-        ("tenhou", [2], [], [-2100, -4100, 8300, -2100], ("E", 3, 2)),
+        # Tenhou: 連荘は親のテンパイに依る - a draw like any other, honba +1; and
+        # tenhou.net/man pays nagashi mangan as the mangan alone: no honba (2000/4000).
+        ("tenhou", [2], [], [-2000, -4000, 8000, -2000], ("E", 3, 2)),
     ],
 )
 def test_nagashi_flow(
@@ -271,6 +272,41 @@ def test_nagashi_flow(
     assert (out["hands"][1]["round"]["number"], out["hands"][1]["honba"]) == (2, 1)
     assert out["hands"][1]["deltas"] == deltas
     assert where(out) == after
+
+
+@pytest.mark.parametrize(
+    ("preset", "deltas"),
+    [
+        # ariari (seed 000): 積み棒もアガリ点に加算 - E1 2 honba, seat 2: 4000 from the dealer
+        # (seat 0), 2000 from the others, + 200 each.
+        ("ariari", [-4200, -2200, 8600, -2200]),
+        # Tenhou (tenhou.net/man, 流し満貫): the mangan alone; the riichi stick stays.
+        ("tenhou", [-4000, -2000, 8000, -2000]),
+        # jboy (seed 001: 流し満貫は流局後成立) - a draw, and no honba on it (reading);
+        # M-League (reading, RULES.md makes only ariari's nagashi a win): the same.
+        ("jboy", [-4000, -2000, 8000, -2000]),
+        ("mleague", [-4000, -2000, 8000, -2000]),
+    ],
+)
+def test_nagashi_honba_only_where_the_text_adds_it(preset: str, deltas: list[int]) -> None:
+    rules = load_rules(preset)
+    state = replace(initial_state(rules), scores=(24000, 25000, 25000, 25000), kyoutaku=1000)
+    state = replace(state, honba=2)
+    state, _ = step(state, parse_event({"type": "draw", "tenpai": [], "nagashi": [2]}))
+    assert state.hands_played == 1
+    before = (24000, 25000, 25000, 25000)
+    assert [b - a for a, b in zip(before, state.scores, strict=True)] == deltas
+    # The riichi stick on the table is no part of a nagashi payment in any preset.
+    assert state.kyoutaku == 1000
+
+
+def test_sanma_free_nagashi_baiman_without_honba() -> None:
+    # sanma-free (seed 003): 流し満貫は3人麻雀では倍満; honba not stated (reading: none).
+    # E1 1 honba, seat 1 (non-dealer): baiman 4000/8000 tsumo-son, no +1000 each.
+    rules = load_rules("sanma-free")
+    state = replace(initial_state(rules), honba=1)
+    state, _ = step(state, parse_event({"type": "draw", "tenpai": [], "nagashi": [1]}))
+    assert state.scores == (30000 - 8000, 30000 + 12000, 30000 - 4000)
 
 
 # --- 6. final rounding: the top makes the sum zero --------------------------------------
