@@ -47,6 +47,19 @@ REFUSALS: list[tuple[str, str, list[dict[str, Any]], str]] = [
     # Issue 13 round 2, 6a: an empty "winners" is refused like an empty "from".
     ("no winner", "jboy", [ron(1, *())], "no_winner"),
     ("no winner, kantan", "kantan", [ron([2], *())], "no_winner"),
+    # Issue 13 round 2, 6b: a fu is range-checked where the preset ignores it too (the
+    # fu scale of the standard table: 20, 25, 30 to 110 by tens). 6 han is a haneman
+    # whatever the fu, sanma-free scores every hand at 30 fu (seed 003: 一律30符計算),
+    # kantan has no fu at all (seed 004: 符計算無し) - and still no hand has 7 or -5 fu.
+    ("fu 7 at 6 han", "tenhou", [ron(0, {"seat": 1, "han": 6, "fu": 7})], "bad_fu"),
+    ("fu 7 in sanma-free", "sanma-free", [ron(0, {"seat": 1, "han": 2, "fu": 7})], "bad_fu"),
+    ("fu -5 in kantan", "kantan", [ron([0], {"seat": 1, "han": 2, "fu": -5})], "bad_fu"),
+    (
+        "fu 7 tsumo at 5 han",
+        "ariari",
+        [{"type": "tsumo", "seat": 1, "han": 5, "fu": 7}],
+        "bad_fu",
+    ),
     ("han 14", "jboy", [ron(0, {"seat": 1, "han": 14})], "han_above_13"),
     ("han negative", "kantan", [ron(0, {"seat": 1, "han": -2})], "han_below_one"),
     ("yakuman 0 is not a yakuman", "ariari", [ron(0, {"seat": 1, "yakuman": 9})], "bad_yakuman"),
