@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -319,3 +321,17 @@ def test_what_the_journal_writes_is_accepted(line: dict[str, Any]) -> None:
 def test_an_extra_key_is_refused_naming_it(line: dict[str, Any]) -> None:
     with pytest.raises(EventFormatError, match=r"unknown field 'note'.*allowed: type"):
         parse_event({**line, "note": "hello"})
+
+
+def test_every_refusal_code_is_documented_in_replay_md() -> None:
+    # Issue 13 round 2, 6d: one table in docs/replay.md lists every code, with an example.
+    root = Path(__file__).resolve().parents[2]
+    source = "\n".join(p.read_text("utf-8") for p in (root / "tablectl" / "rules").glob("*.py"))
+    codes = set(re.findall(r'Refusal\(\s*"([a-z_0-9]+)"', source))
+    codes |= set(re.findall(r'^[A-Z_]+ = "([a-z_0-9]+)"$', source, re.M))  # wall.py's codes
+    assert len(codes) > 40
+    doc = (root / "docs" / "replay.md").read_text("utf-8")
+    table = doc[doc.index("## Refusal codes") :]
+    rows = {m.group(1) for m in re.finditer(r"^\| `([a-z_0-9]+)` \|", table, re.M)}
+    assert codes <= rows, sorted(codes - rows)
+    assert rows <= codes, sorted(rows - codes)
