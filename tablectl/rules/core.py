@@ -444,13 +444,13 @@ def _draw(state: GameState, event: ev.Draw) -> Handled:
                 if other != seat:
                     deltas[other] += rules.riichi.noten_penalty_each
                     deltas[seat] -= rules.riichi.noten_penalty_each
+    honba_each = rules.scoring.honba_tsumo_each * state.honba if rules.flow.nagashi_honba else 0
     for seat in event.nagashi:
         pays = nagashi_payments(rules, seat, state.dealer)
         for payer, amount in enumerate(pays):
             if payer != seat:
-                extra = rules.scoring.honba_tsumo_each * state.honba
-                deltas[payer] -= amount + extra
-                deltas[seat] += amount + extra
+                deltas[payer] -= amount + honba_each
+                deltas[seat] += amount + honba_each
     if not event.nagashi or rules.flow.nagashi_tenpai_payments:
         deltas = list(_add(deltas, tenpai_payments(rules, tenpai)))
     flow = rules.flow.nagashi_flow

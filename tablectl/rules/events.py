@@ -9,6 +9,7 @@ be scored, a take in turn) is decided by the core, which answers with a
 
 from __future__ import annotations
 
+import difflib
 import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -222,9 +223,26 @@ def _choice(obj: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str:
     return str(value)
 
 
+def _check_keys(obj: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    """Refuse a key the event does not have: a misspelt ``nagashi`` must not pass as a
+    plain draw."""
+    for key in obj:
+        if key not in allowed:
+            hint = difflib.get_close_matches(str(key), allowed, n=1)
+            extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+            raise EventFormatError(
+                f"unknown field {_short(key)} in {where}{extra}; allowed: {', '.join(allowed)}"
+            )
+
+
+HAND_KEYS = ("seat", "han", "fu", "yakuman", "pao")
+
+
 def _hand(obj: Any, where: str) -> Hand:
     if not isinstance(obj, dict):
-        raise EventFormatError(f"{where} must be an object, got {obj!r}")
+        raise EventFormatError(f"{where} must be an object, got {_short(obj)}")
+    if where.startswith("winners"):
+        _check_keys(obj, HAND_KEYS, where)
     seat = _req_int(obj, "seat")
     pao = _int(obj, "pao", optional=True)
     if "yakuman" in obj:
@@ -243,9 +261,13 @@ def _ron(obj: Mapping[str, Any]) -> Ron:
         raise EventFormatError("missing field 'from'")
     raw_from = obj["from"]
     discarders = _int_list(obj, "from") if isinstance(raw_from, list) else (_req_int(obj, "from"),)
-    winners_raw = obj.get("winners")
-    if not isinstance(winners_raw, list) or not winners_raw:
-        raise EventFormatError("field 'winners' must be a non-empty list of hands")
+    if "winners" not in obj:
+        raise EventFormatError("missing field 'winners'")
+    winners_raw = obj["winners"]
+    if not isinstance(winners_raw, list):
+        got = _short(winners_raw)
+        raise EventFormatError(f"field 'winners' must be a list of hands, got {got}")
+    # An empty list is well formed: the core refuses it (no_winner), as it does "from": [].
     winners = tuple(_hand(w, f"winners[{i}]") for i, w in enumerate(winners_raw))
     return Ron(discarders=discarders, winners=winners)
 
@@ -296,6 +318,28 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
 
 EVENT_TYPES = tuple(_PARSERS)
 
+#: The fields each event type has ("type" included); any other key is refused.
+EVENT_KEYS: dict[str, tuple[str, ...]] = {
+    "start": ("type", "rules"),
+    "riichi": ("type", "seat"),
+    "ron": ("type", "from", "winners"),
+    "tsumo": ("type", *HAND_KEYS),
+    "draw": ("type", "tenpai", "nagashi"),
+    "abort": ("type", "reason"),
+    "chombo": ("type", "seat"),
+    "false_call": ("type", "seat"),
+    "stop": ("type",),
+    "time_up": ("type",),
+    "undo": ("type",),
+    "dice": ("type", "dice"),
+    "deal": ("type",),
+    "take": ("type", "seat", "pos"),
+    "discard": ("type", "seat"),
+    "call": ("type", "seat", "kind", "from"),
+    "kan": ("type", "seat", "kind"),
+    "north": ("type", "seat"),
+}
+
 
 def parse_event(obj: Any) -> Event:
     """Turn one decoded JSON object into an event, or raise :class:`EventFormatError`."""
@@ -306,7 +350,10 @@ def parse_event(obj: Any) -> Event:
         raise EventFormatError("missing field 'type'")
     parser = _PARSERS.get(kind)
     if parser is None:
-        raise EventFormatError(f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}")
+        raise EventFormatError(
+            f"unknown event type {_short(kind)}; known: {', '.join(EVENT_TYPES)}"
+        )
+    _check_keys(obj, EVENT_KEYS[kind], f"{kind!r} event")
     return parser(obj)
 
 

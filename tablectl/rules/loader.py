@@ -136,6 +136,7 @@ REPLACED = {
     ("flow", "nagashi_counts_as_win"): (
         "nagashi_flow: 'dealer_repeats' for true, 'draw' for false, or 'win'"
     ),
+    ("game", "tie_break"): "tie (same values: 'seat_order' or 'share_uma'; RULES.md's name)",
 }
 
 

@@ -81,11 +81,11 @@ class GameOptions:
     leftover_deposits: Literal["top", "lost"] = opt(
         "top", "deposits left on the table at the end", choices=("top", "lost")
     )
-    tie_break: Literal["seat_order", "share_uma"] = opt(
+    tie: Literal["seat_order", "share_uma"] = opt(
         "seat_order",
         "equal final scores rank by seat order from the first dealer; with share_uma the"
-        " tied players also split the uma (and oka) of the places they hold, and the"
-        " deposits left for the top",
+        " tied players share the places they hold: they split the uma (and oka) of those"
+        " places and the deposits left for the top equally, and get equal results",
         choices=("seat_order", "share_uma"),
     )
     extension_dealer_repeat_first: bool = opt(
@@ -144,6 +144,12 @@ class FlowOptions:
     )
     nagashi_tenpai_payments: bool = opt(
         False, "tenpai payments are still exchanged when someone makes nagashi"
+    )
+    nagashi_honba: bool = opt(
+        False,
+        "the hand's honba are added to a nagashi payment, as to a tsumo (ariari:"
+        " 積み棒もアガリ点に加算); false: the mangan alone (Tenhou), and in either case the"
+        " deposits stay on the table",
     )
     nagashi_flow: Literal["draw", "dealer_repeats", "win"] = opt(
         "dealer_repeats",

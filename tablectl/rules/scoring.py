@@ -97,8 +97,10 @@ def hand_value(
 ) -> HandValue | Refusal:
     """Check a hand's han/fu (or yakuman count) and compute its value under ``rules``.
 
-    Refusal codes: ``bad_yakuman``, ``han_below_one``, ``han_above_13``, ``fu_missing``, ``bad_fu``,
-    ``impossible_fu`` (20 fu by ron, 20 fu at 1 han, 25 fu under 2 han).
+    Refusal codes: ``bad_yakuman``, ``han_below_one``, ``han_above_13``, ``fu_missing``,
+    ``bad_fu`` (a fu off the scale, even where the preset ignores fu: 5 han and up,
+    sanma-free's flat 30 fu, kantan's table), ``impossible_fu`` (20 fu by ron, 20 fu at
+    1 han, 25 fu under 2 han, where fu counts).
     """
     scoring = rules.scoring
     if yakuman:
@@ -111,11 +113,12 @@ def hand_value(
     if han > MAX_HAN:
         return Refusal("han_above_13", f"enter 13 han for 13 and more (counted yakuman), got {han}")
     fu_matters = scoring.table == "standard" and han < 5
-    if fu_matters:
-        if fu is None:
-            return Refusal("fu_missing", f"{han} han needs its fu under this preset")
-        if fu not in VALID_FU:
-            return Refusal("bad_fu", f"fu must be 20, 25 or 30 to 110 by tens, got {fu}")
+    if fu_matters and fu is None:
+        return Refusal("fu_missing", f"{han} han needs its fu under this preset")
+    if fu is not None and fu not in VALID_FU:
+        # Checked even where the fu is ignored: a value no hand can have is a slip.
+        ignored = "" if fu_matters else " (or omitted: this hand's fu does not count here)"
+        return Refusal("bad_fu", f"fu must be 20, 25 or 30 to 110 by tens{ignored}, got {fu}")
     if fu is not None and fu_matters:
         if fu == 20 and not tsumo:
             return Refusal("impossible_fu", "20 fu cannot be won by ron (pinfu ron is 30 fu)")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,7 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablectl.rules.core import step
-from tablectl.rules.events import EventFormatError, parse_event
+from tablectl.rules.events import (
+    EVENT_KEYS,
+    EVENT_TYPES,
+    EventFormatError,
+    event_to_json,
+    parse_event,
+)
 from tablectl.rules.loader import load_rules, preset_names
 from tablectl.rules.state import initial_state
 from tests.helpers import play
@@ -37,6 +46,22 @@ REFUSALS: list[tuple[str, str, list[dict[str, Any]], str]] = [
     # Issue 13 item 8: an empty "from" crashed the core (IndexError) and passed under kantan.
     ("no discarder", "jboy", [ron([], {"seat": 1, "han": 2, "fu": 30})], "no_discarder"),
     ("no discarder, kantan", "kantan", [ron([], {"seat": 1, "han": 2})], "no_discarder"),
+    # Issue 13 round 2, 6a: an empty "winners" is refused like an empty "from".
+    ("no winner", "jboy", [ron(1, *())], "no_winner"),
+    ("no winner, kantan", "kantan", [ron([2], *())], "no_winner"),
+    # Issue 13 round 2, 6b: a fu is range-checked where the preset ignores it too (the
+    # fu scale of the standard table: 20, 25, 30 to 110 by tens). 6 han is a haneman
+    # whatever the fu, sanma-free scores every hand at 30 fu (seed 003: 一律30符計算),
+    # kantan has no fu at all (seed 004: 符計算無し) - and still no hand has 7 or -5 fu.
+    ("fu 7 at 6 han", "tenhou", [ron(0, {"seat": 1, "han": 6, "fu": 7})], "bad_fu"),
+    ("fu 7 in sanma-free", "sanma-free", [ron(0, {"seat": 1, "han": 2, "fu": 7})], "bad_fu"),
+    ("fu -5 in kantan", "kantan", [ron([0], {"seat": 1, "han": 2, "fu": -5})], "bad_fu"),
+    (
+        "fu 7 tsumo at 5 han",
+        "ariari",
+        [{"type": "tsumo", "seat": 1, "han": 5, "fu": 7}],
+        "bad_fu",
+    ),
     ("han 14", "jboy", [ron(0, {"seat": 1, "han": 14})], "han_above_13"),
     ("han negative", "kantan", [ron(0, {"seat": 1, "han": -2})], "han_below_one"),
     ("yakuman 0 is not a yakuman", "ariari", [ron(0, {"seat": 1, "yakuman": 9})], "bad_yakuman"),
@@ -251,3 +276,62 @@ def test_events_with_any_field_values_never_raise_out_of_the_core(
         state, effects = step(state, event)
         if any(type(e).__name__ == "Refusal" for e in effects):
             assert state is before and len(effects) == 1
+
+
+# Issue 13 round 2, 6c: unknown keys are refused, so every key the journal writes
+# (events.event_to_json) must be one parse_event accepts.
+EVERY_EVENT = [
+    {"type": "start", "rules": "kenko"},
+    {"type": "riichi", "seat": 1},
+    {"type": "ron", "from": 0, "winners": [{"seat": 1, "han": 2, "fu": 30, "pao": 2}]},
+    {"type": "ron", "from": [0, 2], "winners": [{"seat": 1, "yakuman": 2, "pao": 3}]},
+    {"type": "tsumo", "seat": 1, "han": 3, "fu": 40, "pao": 0},
+    {"type": "tsumo", "seat": 1, "yakuman": 1},
+    {"type": "draw", "tenpai": [1], "nagashi": [2]},
+    {"type": "abort", "reason": "four_winds"},
+    {"type": "chombo", "seat": 0},
+    {"type": "false_call", "seat": 0},
+    {"type": "stop"},
+    {"type": "time_up"},
+    {"type": "undo"},
+    {"type": "dice", "dice": [3, 4]},
+    {"type": "deal"},
+    {"type": "take", "seat": 0, "pos": 12},
+    {"type": "discard", "seat": 0},
+    {"type": "call", "seat": 1, "kind": "pon", "from": 0},
+    {"type": "kan", "seat": 1, "kind": "added"},
+    {"type": "north", "seat": 2},
+]
+
+
+def test_every_event_type_is_covered() -> None:
+    assert sorted({e["type"] for e in EVERY_EVENT}) == sorted(EVENT_TYPES)
+
+
+@pytest.mark.parametrize("line", EVERY_EVENT, ids=lambda e: str(e["type"]))
+def test_what_the_journal_writes_is_accepted(line: dict[str, Any]) -> None:
+    event = parse_event(line)
+    written = event_to_json(event)
+    assert written == line
+    assert set(written) <= set(EVENT_KEYS[written["type"]])
+    assert parse_event(json.loads(json.dumps(written))) == event
+
+
+@pytest.mark.parametrize("line", EVERY_EVENT, ids=lambda e: str(e["type"]))
+def test_an_extra_key_is_refused_naming_it(line: dict[str, Any]) -> None:
+    with pytest.raises(EventFormatError, match=r"unknown field 'note'.*allowed: type"):
+        parse_event({**line, "note": "hello"})
+
+
+def test_every_refusal_code_is_documented_in_replay_md() -> None:
+    # Issue 13 round 2, 6d: one table in docs/replay.md lists every code, with an example.
+    root = Path(__file__).resolve().parents[2]
+    source = "\n".join(p.read_text("utf-8") for p in (root / "tablectl" / "rules").glob("*.py"))
+    codes = set(re.findall(r'Refusal\(\s*"([a-z_0-9]+)"', source))
+    codes |= set(re.findall(r'^[A-Z_]+ = "([a-z_0-9]+)"$', source, re.M))  # wall.py's codes
+    assert len(codes) > 40
+    doc = (root / "docs" / "replay.md").read_text("utf-8")
+    table = doc[doc.index("## Refusal codes") :]
+    rows = {m.group(1) for m in re.finditer(r"^\| `([a-z_0-9]+)` \|", table, re.M)}
+    assert codes <= rows, sorted(codes - rows)
+    assert rows <= codes, sorted(rows - codes)

@@ -103,8 +103,19 @@ def test_refused_events_still_exit_zero(tmp_path: Path, capsys: pytest.CaptureFi
             "line 2: field 'tenpai' must be a list",
         ),
         (
-            '{"type":"start","rules":"ariari"}\n{"type":"ron","from":0,"winners":[]}\n',
-            "line 2: field 'winners' must be a non-empty list",
+            '{"type":"start","rules":"ariari"}\n{"type":"ron","from":0,"winners":{}}\n',
+            "line 2: field 'winners' must be a list of hands",
+        ),
+        # Issue 13 round 2, 6c: a misspelt key is not an ordinary draw.
+        (
+            '{"type":"start","rules":"ariari"}\n{"type":"draw","tenpai":[1],"nagsahi":[2]}\n',
+            "line 2: unknown field 'nagsahi' in 'draw' event (did you mean 'nagashi'?);"
+            " allowed: type, tenpai, nagashi",
+        ),
+        (
+            '{"type":"start","rules":"ariari"}\n'
+            '{"type":"ron","from":0,"winners":[{"seat":1,"han":2,"fu":30,"dora":1}]}\n',
+            "line 2: unknown field 'dora' in winners[0]; allowed: seat, han, fu, yakuman, pao",
         ),
         (
             '{"type":"start","rules":"ariari"}\n{"type":"abort","reason":"boredom"}\n',
@@ -150,3 +161,26 @@ def test_rules_list_and_show(capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(out)["scoring"]["table"] == "kantan"
     code, _, err = run(["rules", "show", "kenk"], capsys)
     assert code == 2 and "did you mean 'kenko'" in err
+
+
+def test_empty_winners_is_a_refusal_not_a_malformed_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 13 round 2, 6a: docs/replay.md documents no_winner for "a ron with no
+    # winner"; an empty list is refused by the core like an empty "from" (no_discarder),
+    # and the replay goes on (exit 0).
+    path = tmp_path / "game.jsonl"
+    path.write_text(
+        '{"type":"start","rules":"ariari"}\n'
+        '{"type":"ron","from":0,"winners":[]}\n'
+        '{"type":"ron","from":[],"winners":[{"seat":1,"han":2,"fu":30}]}\n'
+        '{"type":"draw","tenpai":[1]}\n'
+    )
+    code, out, err = run(["replay", str(path)], capsys)
+    assert code == 0, err
+    result = json.loads(out)
+    assert [(r["line"], r["code"]) for r in result["rejected"]] == [
+        (2, "no_winner"),
+        (3, "no_discarder"),
+    ]
+    assert len(result["hands"]) == 1
