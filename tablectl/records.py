@@ -143,6 +143,13 @@ def list_records(journal: Journal, since: float | datetime | None = None) -> lis
     return out
 
 
+def format_result(value: float, *, sign: bool = False) -> str:
+    """A result in points: one decimal, or two where a shared uma needs them (19.97, not
+    20.0, so tied players read equal and the table still sums up)."""
+    text = f"{value:+.2f}" if sign else f"{value:.2f}"
+    return text[:-1] if text.endswith("0") else text
+
+
 def _cells(values: Sequence[Any]) -> list[str]:
     padded = [str(v) for v in values[:CSV_SEATS]]
     return padded + [""] * (CSV_SEATS - len(padded))
@@ -159,7 +166,7 @@ def to_csv(records: Sequence[Record], tz: tzinfo | None = None) -> str:
             + _cells(rec.seats or ())
             + _cells(rec.scores)
             + _cells(rec.ranks)
-            + _cells([f"{r:.1f}" for r in rec.result])
+            + _cells([format_result(r) for r in rec.result])
         )
     return buffer.getvalue()
 
@@ -179,7 +186,7 @@ def format_table(records: Sequence[Record], tz: tzinfo | None = None) -> str:
         names = rec.seats or tuple(f"seat {i}" for i in range(rec.players))
         seats = []
         for seat in range(rec.players):
-            extra = f" {rec.result[seat]:+.1f}" if rec.result else ""
+            extra = f" {format_result(rec.result[seat], sign=True)}" if rec.result else ""
             last = " LAST" if seat in rec.last_game else ""
             seats.append(f"{names[seat]} {rec.scores[seat]} #{rec.ranks[seat]}{extra}{last}")
         date = rec.date(tz)[:16].replace("T", " ")

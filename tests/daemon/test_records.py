@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 
 from tablectl.journal import Journal
-from tablectl.records import CSV_HEADER, Record, format_table, list_records, to_csv, to_json
+from tablectl.records import (
+    CSV_HEADER,
+    Record,
+    format_result,
+    format_table,
+    list_records,
+    to_csv,
+    to_json,
+)
 from tablectl.rules.core import step
 from tablectl.rules.events import Riichi, parse_event
 from tablectl.rules.loader import load_rules
@@ -197,3 +205,14 @@ def test_a_record_names_the_seats_that_called_last_game(tmp_path: Path) -> None:
     assert record.last_game == (2,)
     assert record.as_dict()["last_game"] == [2]
     assert "20000 #3 LAST" in format_table([record])
+
+
+@pytest.mark.parametrize(
+    ("value", "sign", "text"),
+    [(19.97, False, "19.97"), (20.0, False, "20.0"), (-59.9, False, "-59.9"),
+     (61.2, True, "+61.2"), (-0.05, True, "-0.05"), (8.0, True, "+8.0")],
+)  # fmt: skip
+def test_results_keep_the_hundredths_of_a_shared_uma(value: float, sign: bool, text: str) -> None:
+    # A three-way tie in M-League shares 59.9 as 19.97 each (docs/rules.md): shown as
+    # 20.0 the tied players would not read equal.
+    assert format_result(value, sign=sign) == text
