@@ -13,6 +13,7 @@ with the deposits to the winner (it changes which hands reach the value, by one 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -112,7 +113,18 @@ def _place_after(state: GameState, winner: int, payment: Payment, discarder: int
         scores[seat] -= paid + extra
         scores[winner] += paid + extra
     scores[winner] += state.kyoutaku
-    return ranking(scores).index(winner) + 1
+    return place_of(state.rules, scores, winner)
+
+
+def place_of(rules: HouseRules, scores: Sequence[int], seat: int) -> int:
+    """``seat``'s place (1 = top) as the conditions count it: under ``tie = "seat_order"``
+    a tie goes to the earlier seat; under ``"share_uma"`` tied players share their places'
+    uma, so a place is reached only alone (level with the seat above is the lower place)."""
+    if rules.game.tie == "share_uma":
+        return 1 + sum(
+            1 for other, score in enumerate(scores) if other != seat and score >= scores[seat]
+        )
+    return ranking(scores).index(seat) + 1
 
 
 def _smallest(state: GameState, winner: int, place: int, discarder: int | None) -> int | None:

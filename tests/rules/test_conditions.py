@@ -60,7 +60,13 @@ def brute_force(state: GameState, seat: int, place: int, discarder: int | None) 
             continue  # refused: not in this preset's table
         deltas = settled[0].deltas
         order = after.final.ranking if after.final is not None else ranking(after.scores)
-        if order.index(seat) + 1 > place:
+        reached = order.index(seat) + 1
+        if rules.game.tie == "share_uma":
+            # Tied players share their places' uma: level with the seat above is the
+            # lower place (M-League, WRC, EMA; RULES.md "Readings settled").
+            scores = after.final.scores if after.final is not None else after.scores
+            reached = 1 + sum(1 for s, v in enumerate(scores) if s != seat and v >= scores[seat])
+        if reached > place:
             continue
         if discarder is None:
             value = deltas[seat] - state.kyoutaku
@@ -107,7 +113,10 @@ SCENARIOS = {
     # jboy-sanma: the standard table with tsumo-son for three.
     "tsumo_son": ("jboy-sanma", (44000, 31000, 30000), {}),
     # A tie decided by seat order: seat 1 level with seat 0 is still below it.
-    "tie_by_seat_order": ("mleague", (30000, 26000, 22000, 22000), {}),
+    "tie_by_seat_order": ("tenhou", (30000, 26000, 22000, 22000), {}),
+    # A tie shares the uma (M-League): seat 2 level with seat 1 shares 2nd and 3rd, so
+    # reaching 2nd takes more than drawing level, even for the earlier seat.
+    "tie_shares_uma": ("mleague", (30000, 26000, 22000, 22000), {}),
     # Deposits and honba on the table: the winner collects both.
     "deposits_and_honba": ("wrc", (36000, 31000, 29000, 22000), {"honba": 3, "kyoutaku": 2000}),
 }
@@ -158,3 +167,15 @@ def test_the_replay_output_carries_the_conditions() -> None:
     assert out["conditions"] is not None and set(out["conditions"]) == {"1", "2", "3"}
     early = replay(lines[:3]).as_dict()
     assert early["conditions"] is None
+
+
+def test_a_shared_place_is_not_reached_by_drawing_level() -> None:
+    # M-League shares the uma of tied places (RULES.md, "Readings settled": tie =
+    # "share_uma"). Seat 0 is 4000 behind seat 1: a 2000 ron off seat 1 leaves both at
+    # 26000. Under Tenhou's seat order that tie is 1st for seat 0 (the earlier seat);
+    # under M-League it is a shared 1st and 2nd, so 1st takes more.
+    shared = check_against_brute_force(all_last("mleague", (24000, 28000, 26000, 22000)))
+    by_seat = check_against_brute_force(all_last("tenhou", (24000, 28000, 26000, 22000)))
+    # Seat 0 (earliest) level with seat 1 at 26000 each after a 2000 ron off seat 1.
+    assert by_seat["0"]["1"]["ron"]["1"] == 2000
+    assert shared["0"]["1"]["ron"]["1"] > 2000
