@@ -59,7 +59,9 @@ from firmware_bridge.messages import (
     TableStatus,
     WallAction,
     WallCommand,
+    WallLayout,
     WallState,
+    WallStatus,
     Wind,
     decode_message,
 )
@@ -70,6 +72,8 @@ HEARTBEAT_S = 1.0
 SILENCE_S = 3.0
 #: How long a check waits for the device to answer something it must answer.
 ANSWER_S = 2.0
+#: A SHUFFLE of all walls until every wall is DONE: a real table's motors take ~15 s.
+WALLS_S = 30.0
 #: Retransmission: the first resend is due within the base RTO (0.2 s) and at most 1.6 s.
 RESEND_S = 2.5
 HOST_VERSION = "conformance"
@@ -443,6 +447,41 @@ async def check_commands(probe: Probe) -> str:
         _require(dice is not None, "no DiceResult within 5 s of a DiceRoll")
         said += f"; dice rolled {dice.die1}+{dice.die2}" if dice else ""
     return said
+
+
+@check("wall_reader")
+async def check_wall_reader(probe: Probe) -> str:
+    """With the capability WALL_READER: after a SHUFFLE of all walls, each wall's
+    WallLayout (34 tiles a wall at four seats, 36 at three) comes before that wall's
+    DONE, and no tile id is in two places. Without it: nothing to check."""
+    assert probe.reply is not None
+    if Capability.WALL_READER not in Capability(probe.reply.capabilities):
+        return "no WALL_READER capability: nothing to check"
+    seats = probe.reply.seats
+    per = 34 if seats == 4 else 36
+    layouts: dict[int, tuple[int, ...]] = {}
+    done: set[int] = set()
+    late: set[int] = set()
+
+    def follow(item: Received) -> bool:
+        message = item.message
+        if isinstance(message, WallLayout):
+            layouts[message.wall] = message.tiles
+        elif isinstance(message, WallStatus) and message.state is WallState.DONE:
+            if message.wall not in layouts:
+                late.add(message.wall)
+            done.add(message.wall)
+        return len(done) >= seats
+
+    since = await _command_acked(probe, WallCommand(action=WallAction.SHUFFLE, wall=0xFF))
+    finished = await probe.wait_for(follow, WALLS_S, since=since)
+    _require(finished is not None, f"walls DONE {sorted(done)} of {seats} after {WALLS_S:g} s")
+    _require(not late, f"wall(s) {sorted(late)} DONE before their WallLayout")
+    sizes = {w: len(t) for w, t in layouts.items()}
+    _require(set(sizes.values()) == {per}, f"layout sizes {sizes}, expected {per} a wall")
+    tiles = [t for w in sorted(layouts) for t in layouts[w]]
+    _require(len(set(tiles)) == len(tiles), "a tile id appears in two places of the layouts")
+    return f"{len(layouts)} walls of {per} tiles read before their DONE"
 
 
 async def _unacked_status(probe: Probe) -> Received:

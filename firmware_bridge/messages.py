@@ -62,6 +62,7 @@ __all__ = [
     "TrayTotals",
     "WallAction",
     "WallCommand",
+    "WallLayout",
     "WallState",
     "WallStatus",
     "WallTake",
@@ -71,7 +72,8 @@ __all__ = [
 
 #: Bumped when something is added that old peers can ignore (a new message, a trailing field).
 #: 1: signed frames (the SIGNED flag and its trailer) and HelloStatus.SIGNING_REQUIRED.
-PROTOCOL_MINOR = 1
+#: 2: the WALL_READER capability and its WallLayout event.
+PROTOCOL_MINOR = 2
 
 #: ``WallCommand.wall`` value addressing all four walls at once.
 ALL_WALLS = 0xFF
@@ -115,6 +117,9 @@ class Capability(enum.IntFlag):
     TRAY_SENSORS = 0x0010
     BUZZER = 0x0020
     WALL_TAKE_SENSORS = 0x0040
+    #: A reader in the lift reads every tile as the walls are raised: one
+    #: :class:`WallLayout` per wall at each raise.
+    WALL_READER = 0x0080
 
 
 class WallAction(enum.IntEnum):
@@ -788,6 +793,19 @@ class TableStatus(Message):
 
     walls: Annotated[tuple[WallState, ...], ListOf(Enum8(WallState), 4, min_len=4)]
     faults: Annotated[tuple[FaultCode, ...], ListOf(Enum8(FaultCode), 16)] = ()
+
+
+@_message(0x87, Direction.EVENT)
+@dataclasses.dataclass(frozen=True, slots=True)
+class WallLayout(Message):
+    """The tiles of one raised wall, read in the lift (capability ``WALL_READER``), sent
+    once per wall at every raise, before that wall's ``WallStatus`` DONE.
+
+    ``tiles[i]`` lies at position ``wall * len(tiles) + i`` (docs/wall.md): 34 tiles a
+    wall at a four-player table, 36 at a three-player one."""
+
+    wall: Annotated[int, _SEAT]
+    tiles: Annotated[tuple[int, ...], ListOf(Tile(), 36, min_len=34)]
 
 
 def _schema_text() -> str:

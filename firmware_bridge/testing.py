@@ -71,6 +71,7 @@ from firmware_bridge.messages import (
     TrayTotals,
     WallAction,
     WallCommand,
+    WallLayout,
     WallState,
     WallStatus,
     WallTake,
@@ -420,6 +421,7 @@ def sample_messages() -> tuple[Message, ...]:
         TrayTotals((25000, 25000, 25000, 25000)),
         Fault(FaultCode.MOTOR_STALL, 1, "wall 1"),
         TableStatus((WallState.IDLE,) * 4, ()),
+        WallLayout(1, tuple(range(34, 68))),
     )
 
 

@@ -20,8 +20,8 @@ Public API (for tests, ``tablectl demo`` and scripts)::
     await table.close()
 
 ``SimTable(rules, seed, *, speed=0.0, autoplay=True, seats=None, max_games=None,
-tile_reader=False, trays=False, faults=None, name="hw_sim", stall_timeout=10.0,
-signing_key=None)``:
+tile_reader=False, wall_reader=False, trays=False, faults=None, name="hw_sim",
+stall_timeout=10.0, signing_key=None)``:
 
 * ``rules``: a preset name or a loaded ``HouseRules``; ``seed``: walls, dice, boot ids and
   the bots' choices -- one seed is one reproducible game against a deterministic daemon;
@@ -30,6 +30,8 @@ signing_key=None)``:
   others with :meth:`SimTable.press`, :meth:`SimTable.take`, :meth:`SimTable.discard`;
 * ``max_games``: the bots stop after that many games (``games_finished`` counts games
   whose GAME OVER every bot confirmed; ``game_marks`` the transcript length at each);
+* ``tile_reader``: every ``WallTake`` carries the tile id; ``wall_reader``: each raised
+  wall's tiles are reported (``WallLayout``), so the daemon shows the dora indicators;
 * ``faults``: a :class:`hw_sim.faults.FaultPlan` or its spec (``"drop=0.02,reboot@500"``);
   :meth:`SimTable.inject` injects one now;
 * ``signing_key``: 32 bytes; the table signs every frame and requires signed ones

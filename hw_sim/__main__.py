@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--faults", default="", metavar="SPEC", help="fault plan (see below)")
     serve.add_argument("--fault-seed", type=int, default=0, help="seed of the fault plan")
     serve.add_argument("--tile-reader", action="store_true", help="report tile ids in WallTake")
+    serve.add_argument(
+        "--wall-reader", action="store_true", help="report each raised wall's tiles (WallLayout)"
+    )
     serve.add_argument("--trays", action="store_true", help="point-stick tray sensors")
     serve.add_argument("--view", action="store_true", help="live terminal view on stdout")
     serve.add_argument("--signing-key", type=_signing_key, metavar="HEX",
@@ -149,6 +152,7 @@ async def serve(args: argparse.Namespace) -> int:
         seats=args.seats,
         max_games=args.max_games,
         tile_reader=args.tile_reader,
+        wall_reader=args.wall_reader,
         trays=args.trays,
         faults=plan,
         signing_key=args.signing_key,

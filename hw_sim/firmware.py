@@ -6,7 +6,8 @@
 * **walls**: ``WallCommand`` runs the motors (SHUFFLE: shuffling, building, raising; BUILD:
   building, raising; RAISE: raising; STOP) with durations scaled by ``speed`` (0 = instant)
   and reports every state with ``WallStatus``; a shuffle lays a new seeded permutation of
-  the tiles into the walls (:class:`hw_sim.wall.PhysicalWall`);
+  the tiles into the walls (:class:`hw_sim.wall.PhysicalWall`); with a wall reader each
+  raised wall's tiles go out as ``WallLayout`` before its DONE;
 * **dice**: ``DiceRoll`` answers ``DiceResult`` from a seeded RNG;
 * **consoles**: ``SeatDisplay`` and ``SeatLamps`` are stored per seat, ``CentreDisplay``
   and ``BuzzerCommand`` too, for the players (bots, scripts, the view) to read;
@@ -55,6 +56,7 @@ from firmware_bridge.messages import (
     TrayTotals,
     WallAction,
     WallCommand,
+    WallLayout,
     WallState,
     WallStatus,
     WallTake,
@@ -108,7 +110,7 @@ class Console:
         return dataclasses.asdict(self)
 
 
-def _default_capabilities(tile_reader: bool, trays: bool) -> Capability:
+def _default_capabilities(tile_reader: bool, trays: bool, wall_reader: bool) -> Capability:
     caps = (
         Capability.SEAT_CONSOLES
         | Capability.CENTRE_DISPLAY
@@ -120,6 +122,8 @@ def _default_capabilities(tile_reader: bool, trays: bool) -> Capability:
         caps |= Capability.TILE_READER
     if trays:
         caps |= Capability.TRAY_SENSORS
+    if wall_reader:
+        caps |= Capability.WALL_READER
     return caps
 
 
@@ -127,7 +131,9 @@ class SimFirmware:
     """The simulated microcontroller of one table (see the module doc).
 
     ``seed`` fixes the boot ids, the shuffles and the dice; ``speed`` scales the motor and
-    dice durations (1 = real time, 0 = instant). With ``signing_key`` (32 bytes) the link
+    dice durations (1 = real time, 0 = instant). ``tile_reader`` puts the tile id in every
+    ``WallTake``; ``wall_reader`` reports each raised wall's tiles (``WallLayout``, docs/
+    protocol.md, "The wall reader"). With ``signing_key`` (32 bytes) the link
     signs and verifies every frame and refuses hosts without that key (docs/protocol.md,
     "Signing"). Connect it to a host endpoint with :meth:`start` (a device-side
     :data:`Connector`, e.g. ``SimListener(name).accept``).
@@ -140,6 +146,7 @@ class SimFirmware:
         seed: int = 0,
         speed: float = 0.0,
         tile_reader: bool = False,
+        wall_reader: bool = False,
         trays: bool = False,
         start_points: int = 25000,
         faults: FaultPlan | None = None,
@@ -155,7 +162,7 @@ class SimFirmware:
         self.seed = seed
         self.speed = speed
         self.name = name
-        self.capabilities = _default_capabilities(tile_reader, trays)
+        self.capabilities = _default_capabilities(tile_reader, trays, wall_reader)
         self.faults = faults or FaultPlan(seed=seed)
         self._boot_rng = random.Random(f"boot:{seed}")
         self._dice_rng = random.Random(f"dice:{seed}")
@@ -624,6 +631,10 @@ class SimFirmware:
                 self.latched.add(FaultCode.TILE_COUNT)
                 self.emit(Fault(FaultCode.TILE_COUNT, w, f"wall {w}: {counted} of {expected}"))
             else:
+                if self.capabilities & Capability.WALL_READER:
+                    # The reader in the lift saw every tile of this wall go up.
+                    start = w * expected
+                    self.emit(WallLayout(w, tuple(self.wall.tiles[start : start + expected])))
                 self.walls[w] = WallState.DONE
                 self.emit(WallStatus(w, WallState.DONE, counted, expected))
         self._wake()

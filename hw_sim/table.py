@@ -69,7 +69,9 @@ class SimTable:
     dice, boot ids and the bots' choices (one seed = one reproducible game against a
     deterministic daemon). ``speed`` scales motor durations (0 = instant, 1 = real time).
     ``autoplay`` starts bots for ``seats`` (default all); ``max_games`` stops them after
-    that many games. ``faults`` is a :class:`FaultPlan` or its spec string. ``signing_key``
+    that many games. ``tile_reader`` and ``wall_reader`` give the table those readers
+    (tile ids in ``WallTake``; each raised wall's ``WallLayout``). ``faults`` is a
+    :class:`FaultPlan` or its spec string. ``signing_key``
     (32 bytes) makes the table sign its frames and require signed ones (the daemon's URL
     then needs ``?signing_key=HEX``).
 
@@ -87,6 +89,7 @@ class SimTable:
         seats: set[int] | None = None,
         max_games: int | None = None,
         tile_reader: bool = False,
+        wall_reader: bool = False,
         trays: bool = False,
         faults: FaultPlan | str | None = None,
         name: str = "hw_sim",
@@ -101,6 +104,7 @@ class SimTable:
             seed=seed,
             speed=speed,
             tile_reader=tile_reader,
+            wall_reader=wall_reader,
             trays=trays,
             start_points=self.house.game.start_points,
             faults=plan,

@@ -79,7 +79,8 @@ async def _one_game(
 
     house = load_rules(rules)
     results: list[dict[str, Any]] = []
-    sim = SimTable(house, seed, speed=0.0 if fast else 0.2, max_games=1)
+    # A wall reader: the view's centre display shows the dora indicators.
+    sim = SimTable(house, seed, speed=0.0 if fast else 0.2, max_games=1, wall_reader=True)
     if not fast and sim.bots is not None:
         sim.bots.pace = WATCH_PACE_S
     url = await sim.start_pty()

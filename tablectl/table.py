@@ -6,6 +6,11 @@ result into display, lamp and motor commands.  It owns no I/O itself: commands g
 through ``post``, accepted events through the ``recorder`` (the journal) *before* any
 command that depends on them, and live state through the optional ``publisher``.
 The key flows and prompts are specified in docs/console.md.
+
+With a wall reader (``Capability.WALL_READER``) the table reports every raised wall's
+tiles (``WallLayout``); the controller keeps them for the hand and shows the dora
+indicators on the centre display, and forgets them for the rest of the hand as soon as a
+take's tile disagrees (docs/protocol.md, "The wall reader").
 """
 
 from __future__ import annotations
@@ -48,6 +53,9 @@ __all__ = [
 CLAIM_WINDOW_S = 3.0
 #: The game clock is published with the state this often (s) while it runs.
 CLOCK_PUBLISH_S = 15
+#: Phases in which a ``WallLayout`` belongs to the hand being set up (the table sends it
+#: while raising the walls, before their DONE; a late one may follow the last DONE).
+_LAYOUT_PHASES = ("table_shuffling", "table_walls_up")
 
 
 class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost):
@@ -93,6 +101,12 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self.consoles = [SeatConsole() for _ in range(self.players)]
         self.pending: Pending | None = None
         self.walls_done: set[int] = set()
+        #: The tiles of each raised wall of this hand, by wall (the wall reader's
+        #: ``WallLayout``); cleared at the next shuffle.
+        self.wall_layouts: dict[int, tuple[int, ...]] = {}
+        #: A take's tile disagreed with the layouts (or they contradicted each other): they
+        #: are not trusted until the next shuffle, and no dora is shown.
+        self.layouts_void = False
         self.faults: set[m.FaultCode] = set()
         self.resume_phase = "table_idle" if self.state.wall is None else "table_playing_turn"
         #: What each display and lamp slot was last sent (its field values).
@@ -169,6 +183,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             "consoles": [dataclasses.asdict(c) for c in self.consoles],
             "pending": pending,
             "walls_done": sorted(self.walls_done),
+            "wall_layouts": {str(w): list(t) for w, t in sorted(self.wall_layouts.items())},
+            "layouts_void": self.layouts_void,
             "game_started": self.game_started,
             "rules_ref": self.rules_ref,
             "tray_mismatch": {str(k): v for k, v in sorted(self.tray_mismatch.items())},
@@ -206,6 +222,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             tuple((c.prompt, c.typed, c.choice, c.last_game, c.staff) for c in self.consoles),
             pending,
             frozenset(self.walls_done),
+            tuple(sorted(self.wall_layouts.items())),
+            self.layouts_void,
             self.game_started,
             self.rules_ref,
             tuple(sorted(self.tray_mismatch.items())),
@@ -239,6 +257,15 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             clock_s = snapshot.get("clock_s")
             clock_s = None if clock_s is None else float(clock_s)
             walls_done = {int(w) for w in snapshot["walls_done"]}
+            # Stored before the wall reader: no layouts (no dora shown this hand).
+            layouts = {
+                int(w): tuple(int(t) for t in tiles)
+                for w, tiles in snapshot.get("wall_layouts", {}).items()
+            }
+            layouts_void = bool(snapshot.get("layouts_void", False))
+            for w, tiles in layouts.items():
+                if not 0 <= w < self.players or len(tiles) != self._per_wall():
+                    raise ValueError(f"a layout of wall {w} with {len(tiles)} tiles")
             game_started = bool(snapshot["game_started"])
             trays = {int(k): int(v) for k, v in snapshot.get("tray_mismatch", {}).items()}
             tray_override = bool(snapshot.get("tray_override", False))
@@ -259,6 +286,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self.consoles = consoles
         self.pending = pending
         self.walls_done = walls_done
+        self.wall_layouts = layouts
+        self.layouts_void = layouts_void
         self.game_started = game_started
         self.tray_mismatch = trays
         self.tray_override = tray_override
@@ -316,8 +345,12 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             case m.KeyPress(seat=seat, key=key):
                 if 0 <= seat < self.players:
                     await self._key(seat, key)
-            case m.WallTake(seat=seat, position=pos):
+            case m.WallTake(seat=seat, position=pos, tile=tile):
+                if tile is not None:
+                    self._check_layout(pos, tile)
                 await self._take(seat, pos)
+            case m.WallLayout(wall=wall, tiles=tiles):
+                self._wall_layout(wall, tiles)
             case m.DiceResult(die1=a, die2=b):
                 await self._dice(a, b)
             case m.WallStatus(wall=wall, state=wstate):
@@ -368,6 +401,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         elif self.clock_started is None:
             self.clock_started = self.now()
         self.walls_done.clear()
+        self.wall_layouts = {}
+        self.layouts_void = False
         self.pending = None
         if self.conditions() is not None:
             for console in self.consoles:
@@ -384,6 +419,57 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             if len(self.walls_done) >= self.players:
                 await self._trigger("walls_ready")
                 self.consoles[self.state.dealer].prompt = "ROLL?"
+
+    def _per_wall(self) -> int:
+        """Positions in one wall (docs/wall.md): 34 with four players, 36 with three."""
+        return 34 if self.players == 4 else 36
+
+    def _wall_layout(self, wall: int, tiles: tuple[int, ...]) -> None:
+        """A raised wall's tiles from the wall reader: kept for this hand."""
+        if self.phase not in _LAYOUT_PHASES:
+            log.warning("[%s] layout of wall %d outside a raise ignored", self.table_id, wall)
+            return
+        if wall >= self.players or len(tiles) != self._per_wall():
+            log.warning("[%s] layout of wall %d with %d tiles ignored (%d walls of %d)",
+                        self.table_id, wall, len(tiles), self.players,
+                        self._per_wall())  # fmt: skip
+            return
+        others = {t for w, ts in self.wall_layouts.items() if w != wall for t in ts}
+        if len(set(tiles)) != len(tiles) or others & set(tiles):
+            log.warning("[%s] layout of wall %d repeats tiles: no dora shown this hand",
+                        self.table_id, wall)  # fmt: skip
+            self.layouts_void = True
+        self.wall_layouts[wall] = tiles
+
+    def _layout_tile(self, pos: int) -> int | None:
+        """The tile the layouts put at ``pos`` (None: not known, or not trusted)."""
+        if self.layouts_void:
+            return None
+        per = self._per_wall()
+        tiles = self.wall_layouts.get(pos // per)
+        return None if tiles is None else tiles[pos % per]
+
+    def _check_layout(self, pos: int, tile: int) -> None:
+        """A take's tile (tile reader) against the layout: a difference is a misread, and
+        the layouts are not trusted for the rest of the hand (never a wrong dora)."""
+        expected = self._layout_tile(pos)
+        if expected is not None and expected != tile:
+            log.warning("[%s] position %d: the take read tile %d, the wall layout says %d;"
+                        " no dora shown until the next shuffle",
+                        self.table_id, pos, tile, expected)  # fmt: skip
+            self.layouts_void = True
+
+    def dora_tiles(self) -> tuple[int, ...]:
+        """The revealed dora indicators' tile ids, first one first, when the wall reader's
+        layouts of their walls are known and trusted; ``()`` otherwise (never a partial
+        list)."""
+        wall = self.state.wall
+        if wall is None or not wall.dora_indicators:
+            return ()
+        tiles = [self._layout_tile(pos) for pos in wall.dora_indicators[:5]]
+        if any(t is None for t in tiles):
+            return ()
+        return tuple(t for t in tiles if t is not None)
 
     async def _dice(self, a: int, b: int) -> None:
         if self.phase != "table_dice":
@@ -751,7 +837,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         for seat in range(self.players):
             out.append((m.SeatDisplay, self._seat_fields(seat)))
             out.append((m.SeatLamps, lamps[seat]))
-        out.append((m.CentreDisplay, {**centre, "clock": self.clock_seconds()}))
+        centre = {**centre, "dora": self.dora_tiles(), "clock": self.clock_seconds()}
+        out.append((m.CentreDisplay, centre))
         return out
 
     def refresh(self, force: bool = False) -> None:

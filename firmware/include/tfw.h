@@ -1,6 +1,7 @@
 /*
- * tfw: the device side of the table wire protocol (docs/protocol.md, version 1.1 without
- * signing), in portable C99 with no heap: what a table's microcontroller runs.
+ * tfw: the device side of the table wire protocol (docs/protocol.md, version 1.2 without
+ * signing; it reports no WALL_READER capability, so it never sends WallLayout), in
+ * portable C99 with no heap: what a table's microcontroller runs.
  *
  * Porting points (see README.md): the port feeds received bytes to tfw_link_receive(),
  * calls tfw_link_tick() with a millisecond clock at least every 10 ms, gives the link a
@@ -14,9 +15,9 @@
 #include <stdint.h>
 
 #define TFW_PROTOCOL_MAJOR 1u
-#define TFW_PROTOCOL_MINOR 1u
+#define TFW_PROTOCOL_MINOR 2u
 /* CRC-32 of the schema text (firmware_bridge.messages.SCHEMA_HASH). */
-#define TFW_SCHEMA_HASH 0xD0E095E4u
+#define TFW_SCHEMA_HASH 0x57FA9548u
 
 #define TFW_MAX_WIRE 255u    /* a wire frame with its delimiter */
 #define TFW_MAX_BODY 253u    /* version..crc */
@@ -47,7 +48,8 @@ enum {
     TFW_SEAT_LAMPS = 0x13, TFW_CENTRE_DISPLAY = 0x14, TFW_BUZZER = 0x15,
     TFW_FAULT_CLEAR = 0x16, TFW_STATUS_REQUEST = 0x17, TFW_TABLE_RESET = 0x18,
     TFW_WALL_STATUS = 0x80, TFW_WALL_TAKE = 0x81, TFW_DICE_RESULT = 0x82,
-    TFW_KEY_PRESS = 0x83, TFW_TRAY_TOTALS = 0x84, TFW_FAULT = 0x85, TFW_TABLE_STATUS = 0x86
+    TFW_KEY_PRESS = 0x83, TFW_TRAY_TOTALS = 0x84, TFW_FAULT = 0x85, TFW_TABLE_STATUS = 0x86,
+    TFW_WALL_LAYOUT = 0x87
 };
 
 enum { TFW_STATUS_OK = 0, TFW_STATUS_VERSION_MISMATCH = 1 };

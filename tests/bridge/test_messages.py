@@ -39,6 +39,7 @@ from firmware_bridge.messages import (
     TrayTotals,
     WallAction,
     WallCommand,
+    WallLayout,
     WallState,
     WallStatus,
     WallTake,
@@ -74,6 +75,7 @@ SAMPLES: dict[str, Message] = {
     "TrayTotals": TrayTotals((25000, 31000, -1200, 45200)),
     "Fault": Fault(FaultCode.MOTOR_STALL, 2, "wall 2 lift"),
     "TableStatus": TableStatus(walls=(WallState.DONE,) * 4, faults=(FaultCode.LID_OPEN,)),
+    "WallLayout": WallLayout(wall=1, tiles=tuple(range(34))),
 }  # fmt: skip
 
 # name: (payload hex, whole frame hex). The frame for sample i uses seq=i and ack=3 when the
@@ -112,11 +114,15 @@ GOLDEN: dict[str, tuple[str, str]] = {
     ),
     "Fault": ("0102000b77616c6c2032206c696674", "08010312038501020f0b77616c6c2032206c69667453cd00"),
     "TableStatus": ("04040404040107", "0f010313038604040404040107a79100"),
+    "WallLayout": (
+        "0122000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f2021",
+        "0801031403870122240102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20213fe600",
+    ),
 }  # fmt: skip
 
 #: Pinned: the schema text changed if this fails. Bump PROTOCOL_MINOR (additions) or
 #: PROTOCOL_MAJOR (incompatible change), update docs/protocol.md, then the pin.
-PINNED_SCHEMA_HASH = 0xD0E095E4
+PINNED_SCHEMA_HASH = 0x57FA9548
 
 
 def _frame_for(index: int, msg: Message) -> Frame:
@@ -202,6 +208,10 @@ def test_constructor_normalises_ints_and_lists() -> None:
         lambda: SeatLamps(0, dealer=1),  # type: ignore[arg-type]
         lambda: TableStatus(walls=(WallState.IDLE,) * 3),
         lambda: Hello(1, 0, 0, 0, 0, 0, ""),
+        lambda: WallLayout(0, tuple(range(33))),
+        lambda: WallLayout(0, tuple(range(37))),
+        lambda: WallLayout(0, (136,) + tuple(range(33))),
+        lambda: WallLayout(4, tuple(range(34))),
     ],
 )
 def test_constructor_rejects_out_of_range(build: object) -> None:
@@ -220,6 +230,9 @@ def test_constructor_rejects_out_of_range(build: object) -> None:
         (0x12, b"\x00\x02\xff\xfe\x00"),  # not UTF-8
         (0x13, b"\x00\x02\x00"),  # bool 2
         (0x84, b"\x05" + bytes(20)),  # five seats
+        (0x87, b"\x00\x21" + bytes(33)),  # a wall of 33 tiles
+        (0x87, b"\x00\x22" + bytes(33) + b"\x88"),  # tile id 136
+        (0x87, b"\x00\x22" + bytes(33)),  # truncated
     ],
 )
 def test_decode_rejects_bad_payloads(msg_type: int, payload: bytes) -> None:
@@ -229,6 +242,13 @@ def test_decode_rejects_bad_payloads(msg_type: int, payload: bytes) -> None:
 
 def test_trailing_bytes_are_ignored_for_minor_versions() -> None:
     assert decode_message(0x83, b"\x01\x20\xaa\xbb") == KeyPress(1, Key.OK)
+
+
+def test_wall_layout_of_a_three_player_wall() -> None:
+    layout = WallLayout(wall=2, tiles=tuple(range(100, 136)))
+    assert len(layout.to_bytes()) == 38
+    assert decode_message(0x87, layout.to_bytes()) == layout
+    assert Capability.WALL_READER == 0x80
 
 
 def test_unknown_capability_bits_survive() -> None:

@@ -26,7 +26,7 @@ from hw_sim import SimTable
 @asynccontextmanager
 async def simulated(prepare: Any = None) -> AsyncIterator[tuple[SimTable, str]]:
     """A simulated table on TCP loopback, no bots (``prepare(sim)`` runs before it starts)."""
-    sim = SimTable("tenhou", 1, autoplay=False)
+    sim = SimTable("tenhou", 1, autoplay=False, wall_reader=True)
     if prepare is not None:
         prepare(sim)
     port = await sim.start_tcp()
@@ -217,6 +217,22 @@ def _break_safe_state(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
     mp.setattr(link_mod, "LINK_TIMEOUT", 600.0)  # never notices the host went silent
 
 
+def _break_wall_reader(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    real = sim.firmware.emit
+    held: list[Any] = []
+
+    def emit(msg: Any) -> None:
+        if type(msg).__name__ == "WallLayout":
+            held.append(msg)  # read, but sent only after the wall's DONE
+        elif type(msg).__name__ == "WallStatus" and held:
+            real(msg)
+            real(held.pop())
+        else:
+            real(msg)
+
+    mp.setattr(sim.firmware, "emit", emit)
+
+
 def _break_warm_reset(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
     mp.setattr(link_mod.Link, "unacked", lambda self: None)  # RAM cleared by the reset
 
@@ -231,6 +247,7 @@ BROKEN = {
     "malformed_frames": _break_resync,
     "resume": _break_resume,
     "host_silent": _break_safe_state,
+    "wall_reader": _break_wall_reader,
     "warm_reset": _break_warm_reset,
 }
 

@@ -31,6 +31,7 @@ from firmware_bridge.messages import (
     TrayTotals,
     WallAction,
     WallCommand,
+    WallLayout,
     WallState,
     WallStatus,
     WallTake,
@@ -161,6 +162,44 @@ async def test_takes_with_tile_reader_and_keys() -> None:
             table.take(2)  # no dice, no wall tracker: a position is needed
         with pytest.raises(ValueError, match="unknown key"):
             table.press(0, "JUMP")
+
+
+async def test_wall_reader_reports_each_raised_wall_before_its_done() -> None:
+    async with table_and_host(wall_reader=True) as (table, host):
+        assert isinstance(host.peer, HelloReply)
+        assert host.peer.capabilities & Capability.WALL_READER
+        assert not host.peer.capabilities & Capability.TILE_READER
+        await host.send(WallCommand(WallAction.SHUFFLE))
+        got = await expect(host, Message, 12 + 4 + 4)
+        tail = got[12:]  # after shuffling, building, raising: layout, DONE for each wall
+        for w in range(4):
+            layout, done = tail[2 * w], tail[2 * w + 1]
+            assert layout == WallLayout(w, tuple(table.firmware.wall.tiles[34 * w : 34 * w + 34]))
+            assert done == WallStatus(w, WallState.DONE, 34, 34)
+        # A second shuffle lays new walls and reports them again.
+        before = list(table.firmware.wall.tiles)
+        await host.send(WallCommand(WallAction.SHUFFLE))
+        again = [g for g in await expect(host, Message, 20) if isinstance(g, WallLayout)]
+        assert table.firmware.wall.tiles != before
+        assert [t for g in again for t in g.tiles] == table.firmware.wall.tiles
+
+
+async def test_wall_reader_three_players_and_count_error() -> None:
+    async with table_and_host("jboy-sanma", 2, wall_reader=True) as (table, host):
+        await table.inject("tilecount", "1")
+        await host.send(WallCommand(WallAction.SHUFFLE))
+        got = await expect(host, Message, 9 + 2 + 2 + 2)  # three walls; wall 1: error, fault
+        layouts = [g for g in got if isinstance(g, WallLayout)]
+        tiles = table.firmware.wall.tiles
+        assert layouts == [WallLayout(0, tuple(tiles[:36])), WallLayout(2, tuple(tiles[72:]))]
+
+
+async def test_no_layouts_without_the_wall_reader() -> None:
+    async with table_and_host(tile_reader=True) as (table, host):
+        await shuffle(host)
+        await host.send(StatusRequest())
+        await expect(host, TableStatus)
+        assert not any(isinstance(msg, WallLayout) for _, msg in table.firmware.transcript)
 
 
 async def test_same_seed_same_walls_and_dice() -> None:
