@@ -64,7 +64,9 @@ async def c_table(built: Path, endpoint: list[str]) -> AsyncIterator[tuple[Any, 
     try:
         yield proc, found.group(1)
     finally:
-        proc.terminate()
+        if proc.returncode is None:
+            # (If it is gone already, the test's own error says more than terminate's.)
+            proc.terminate()
         _, err = await proc.communicate()
         text = err.decode(errors="replace")
         assert not any(s in text for s in SANITIZERS), text
