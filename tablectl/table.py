@@ -38,6 +38,7 @@ from tablectl.rules.conditions import Conditions, conditions, tsumo_split
 from tablectl.rules.ending import ranking
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState, initial_state
+from tablectl.rules.wall import positions_per_wall
 
 __all__ = [
     "ABORT_LABELS",
@@ -421,8 +422,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
                 self.consoles[self.state.dealer].prompt = "ROLL?"
 
     def _per_wall(self) -> int:
-        """Positions in one wall (docs/wall.md): 34 with four players, 36 with three."""
-        return 34 if self.players == 4 else 36
+        """Positions in one wall (docs/wall.md)."""
+        return positions_per_wall(walltrack.wall_rules(self.rules))
 
     def _wall_layout(self, wall: int, tiles: tuple[int, ...]) -> None:
         """A raised wall's tiles from the wall reader: kept for this hand."""

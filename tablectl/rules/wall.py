@@ -183,6 +183,11 @@ def _stacks_per_wall(rules: WallRules) -> int:
     return 17 if rules.players == 4 else 18
 
 
+def positions_per_wall(rules: WallRules) -> int:
+    """Positions in one seat's wall: 34 with four players, 36 with three."""
+    return _stacks_per_wall(rules) * 2
+
+
 def total_tiles(rules: WallRules) -> int:
     """How many tiles (positions) the table's walls hold for these rules."""
     return rules.players * _stacks_per_wall(rules) * 2
