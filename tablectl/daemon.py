@@ -403,10 +403,7 @@ class Daemon:
                 link = {"up": table.phase != "offline", "refused": self.refused}
                 return {"ok": True, "status": {**table.status(), "link": link}}
             with self._one_unit(recorder):
-                if cmd == "undo":
-                    failure = await table.correct_last_hand(by="ctl")
-                else:
-                    failure = await table.new_game(req.get("rules"), by="ctl")
+                failure = await table.staff_command(cmd, req.get("rules"), by="ctl")
                 table.refresh()
         return {"ok": False, "error": failure} if failure else {"ok": True}
 
@@ -452,12 +449,10 @@ class Daemon:
                 with self._one_unit(recorder):
                     if kind == "ack":
                         why = table.acknowledge_alert(str(alert), by, via="mqtt")
-                    elif kind == "undo":
-                        why = await table.correct_last_hand(by=f"{by} (parlor)")
                     else:
-                        why = await table.new_game(rules, by=f"{by} (parlor)")
-                    if why is not None and kind != "ack":
-                        table.refuse_staff_request(kind, by, why)
+                        why = await table.staff_command(kind, rules, by=f"{by} (parlor)")
+                        if why is not None:
+                            table.refuse_staff_request(kind, by, why)
                     table.refresh()
             if why is not None:
                 log.info("[%s] staff %s from %s: %s", self.config.table_id, kind, by, why)

@@ -219,6 +219,14 @@ class StaffFlow(ConsoleHost):
         await self._start_hand()
         return None
 
+    async def staff_command(self, cmd: str, rules_ref: str | None, *, by: str) -> str | None:
+        """Game control from outside the table (``tablectl ctl``, the parlor's dashboard):
+        ``undo`` the last hand, or anything else a ``new_game`` (under ``rules_ref``).
+        Returns why not, changing nothing, or None."""
+        if cmd == "undo":
+            return await self.correct_last_hand(by=by)
+        return await self.new_game(rules_ref, by=by)
+
     async def correct_last_hand(self, *, by: str = "ctl") -> str | None:
         """Staff reopen the last settled hand for entry again. Returns why not, or None."""
         return await self._reopen_last_hand(None, by=by)
