@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
-__all__ = ["CALLS", "CONDITIONS", "KINDS", "Alert", "AlertBoard"]
+__all__ = ["CALLS", "CONDITIONS", "KINDS", "Alert", "AlertBoard", "AlertKind"]
 
 AlertKind = Literal["staff_call", "last_game", "fault", "tray_mismatch", "link_down"]
 #: Alerts that end when staff acknowledge them.
@@ -35,7 +35,7 @@ class Alert:
     a short text, when it was raised (Unix time) and who acknowledged it."""
 
     id: str
-    kind: str
+    kind: AlertKind
     seat: int | None
     text: str
     since: float
@@ -63,7 +63,7 @@ class AlertBoard:
     def __len__(self) -> int:
         return len(self._alerts)
 
-    def raise_alert(self, kind: str, seat: int | None, text: str, now: float) -> Alert:
+    def raise_alert(self, kind: AlertKind, seat: int | None, text: str, now: float) -> Alert:
         """Raise an alert; an open one of the same kind and seat is kept (its text
         updated), so a repeated call or a fault reported twice is one alert."""
         if kind not in KINDS:
@@ -78,7 +78,7 @@ class AlertBoard:
         self._alerts[alert.id] = alert
         return alert
 
-    def resolve(self, kind: str, seat: int | None = None, *, any_seat: bool = False) -> bool:
+    def resolve(self, kind: AlertKind, seat: int | None = None, *, any_seat: bool = False) -> bool:
         """A condition ended: drop its alert (every seat's with ``any_seat``); True if one
         was open."""
         gone = [
@@ -101,7 +101,7 @@ class AlertBoard:
             self._alerts[alert_id] = replace(alert, acked_by=by)
         return alert
 
-    def seats(self, kind: str) -> list[int | None]:
+    def seats(self, kind: AlertKind) -> list[int | None]:
         """The seats with an open alert of ``kind``, oldest first."""
         return [a.seat for a in self._alerts.values() if a.kind == kind]
 
