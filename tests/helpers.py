@@ -120,6 +120,18 @@ class RecordingPublisher:
 BROKER_START_TIMEOUT = 10.0
 
 
+def stop_process(process: subprocess.Popen[Any], timeout: float = 10.0) -> int | None:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds; reaped either way. Returns the exit
+    status after SIGTERM, or None if it had to be killed."""
+    process.terminate()
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return None
+
+
 def find_executable(name: str) -> str | None:
     """``name`` on PATH, or in /usr/sbin (the Debian package's place, not on users' PATH)."""
     found = shutil.which(name)
@@ -214,14 +226,8 @@ class Broker:
     def stop(self) -> None:
         """Stop the broker (SIGTERM, then SIGKILL) and reap it."""
         process, self.process = self.process, None
-        if process is None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None:
+            stop_process(process, timeout=5)
 
 
 def running_broker(tmp_path: Path, **kwargs: object) -> Iterator[Broker]:

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from tablectl.dashboard.auth import hash_password
-from tests.dashboard.test_model import state
-from tests.helpers import Broker, free_port
+from tests.dashboard.test_model import finished_game, state
+from tests.helpers import Broker, free_port, stop_process
 from tests.mqtt_contract import check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,13 +111,10 @@ class Dashboard:
         process, self.process = self.process, None
         if process is None:
             return
-        process.terminate()
-        try:
-            assert process.wait(timeout=10) == 0, self.log.read_text()
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        status = stop_process(process)
+        if status is None:
             pytest.fail(f"the dashboard did not stop on SIGTERM:\n{self.log.read_text()}")
+        assert status == 0, self.log.read_text()
 
 
 @pytest.fixture
@@ -282,18 +279,7 @@ def test_the_page_shows_the_parlor_live(
             "scores": [25000 + deltas[0], 25000 + deltas[1], 25000 + deltas[2], 25000 + deltas[3]],
         }
         tables.publish("t2", "hands", hand)
-    game = {
-        "table": "t3",
-        "game_id": "g0",
-        "rules": "mleague",
-        "hands": 9,
-        "final": {
-            "scores": [41200, 28300, 19500, 11000],
-            "ranking": [0, 1, 2, 3],
-            "reason": "last_round",
-            "result": [61.2, 8.3, -20.5, -49.0],
-        },
-    }
+    game = finished_game("t3", "g0")
     tables.publish("t3", "games", game)
     tables.publish("t3", "games", game)  # qos 1 may deliver it twice
     _wait(

@@ -204,12 +204,11 @@ def test_an_acknowledged_alert_shows_who_until_the_state_drops_it() -> None:
     assert model.find_alert("t1", "a7")["ack"] is None
 
 
-def test_games_are_deduplicated_by_game_id_and_bounded() -> None:
-    model = ParlorModel()
-    put(model, "t1", "state", state(game_id="g1"))
-    game = {
-        "table": "t1",
-        "game_id": "g1",
+def finished_game(table: str = "t1", game_id: str = "g1") -> dict[str, Any]:
+    """A finished M-League game as a table publishes it (docs/mqtt.md, v1)."""
+    return {
+        "table": table,
+        "game_id": game_id,
         "rules": "mleague",
         "hands": 9,
         "final": {
@@ -219,6 +218,12 @@ def test_games_are_deduplicated_by_game_id_and_bounded() -> None:
             "result": [61.2, 8.3, -20.5, -49.0],
         },
     }
+
+
+def test_games_are_deduplicated_by_game_id_and_bounded() -> None:
+    model = ParlorModel()
+    put(model, "t1", "state", state(game_id="g1"))
+    game = finished_game()
     assert put(model, "t1", "games", game) == {"games"}
     assert put(model, "t1", "games", game, now=NOW + 60) == set()
     [shown] = model.view("games")["games"]

@@ -22,7 +22,7 @@ import pytest
 from tablectl.dashboard.auth import hash_password
 from tablectl.journal import Journal
 from tests.dashboard.test_browser import PASSWORD, Dashboard, _text, _wait
-from tests.helpers import Broker, free_port
+from tests.helpers import Broker, free_port, stop_process
 from tests.hil.serve import serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,11 +73,7 @@ class ParlorTable:
 
     def stop(self) -> None:
         if self.daemon is not None and self.daemon.poll() is None:
-            self.daemon.terminate()
-            try:
-                self.daemon.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+            stop_process(self.daemon)
         self.sim.kill()
         self.sim.wait()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import stop_process
 from tests.hil.serve import serve
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
@@ -47,9 +48,4 @@ def device_url(request: pytest.FixtureRequest) -> Iterator[str]:
     try:
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
