@@ -450,7 +450,13 @@ class Daemon:
                     if kind == "ack":
                         why = table.acknowledge_alert(str(alert), by, via="mqtt")
                     else:
-                        why = await table.staff_command(kind, rules, by=f"{by} (parlor)")
+                        if rules is not None and rules not in table.rules_menu:
+                            # From the network only the rules staff may pick on a
+                            # console: never a path on this board (a probe of its files).
+                            menu = ", ".join(table.rules_menu)
+                            why = f"rules {rules!r} are not on this table's menu ({menu})"
+                        else:
+                            why = await table.staff_command(kind, rules, by=f"{by} (parlor)")
                         if why is not None:
                             table.refuse_staff_request(kind, by, why)
                     table.refresh()

@@ -19,7 +19,7 @@ import pytest
 
 from firmware_bridge.messages import Key
 from hw_sim import SimTable
-from tablectl.config import config_for
+from tablectl.config import StaffSettings, config_for
 from tablectl.daemon import Daemon
 from tablectl.journal import Journal
 from tablectl.mqtt_settings import MqttSettings
@@ -95,7 +95,8 @@ async def test_a_staff_ack_from_the_parlor_ends_a_staff_call(
     url = await sim.start_pty()
     settings = MqttSettings(host="127.0.0.1", port=mosquitto.port)
     journal_path = tmp_path / "journal.sqlite3"
-    config = config_for(url, "jboy", journal_path, table_id="t4", mqtt=settings)
+    staff = StaffSettings(rules_menu=("jboy", "kenko"))
+    config = config_for(url, "jboy", journal_path, table_id="t4", mqtt=settings, staff=staff)
     states: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
 
@@ -138,14 +139,20 @@ async def test_a_staff_ack_from_the_parlor_ends_a_staff_call(
                 await next_state(lambda s: any(e["type"] == "staff_action" for e in events))
 
             # Game control from the parlor: nothing to undo yet (refused, and said why),
-            # then a new game under other rules.
+            # rules that are not on the table's menu (a file on the board: refused), then
+            # a new game under other rules from the menu.
             for command in ({"cmd": "undo", "by": "Mika"},
+                            {"cmd": "new_game", "by": "Mika", "rules": "/etc/passwd"},
                             {"cmd": "new_game", "by": "Mika", "rules": "kenko"}):  # fmt: skip
                 check("tablectl/v1/t4/staff/command", json.dumps(command).encode())
                 await parlor.publish("tablectl/v1/t4/staff/command", json.dumps(command), qos=1)
             await next_state(lambda s: s["rules"] == "kenko")
             refused = [e for e in events if e["type"] == "staff_refused"]
-            assert [(e["action"], e["by"]) for e in refused] == [("undo", "Mika")]
+            assert [(e["action"], e["by"]) for e in refused] == [
+                ("undo", "Mika"), ("new_game", "Mika")
+            ]  # fmt: skip
+            menu = "are not on this table's menu (jboy, kenko)"
+            assert refused[1]["why"] == f"rules '/etc/passwd' {menu}"
         finally:
             daemon.stop.set()
             await task
