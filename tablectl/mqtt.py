@@ -73,6 +73,8 @@ CONTRACT_VERSION = 1
 ECHOES = 8
 #: Game control the parlor's dashboard may ask of a table (as ``tablectl ctl`` does).
 STAFF_COMMANDS = ("undo", "new_game")
+#: Largest staff request decoded (an ack or a command is well under 1 KiB).
+STAFF_REQUEST_MAX = 4096
 #: Longest staff name accepted in an acknowledgement (it is journalled and shown).
 STAFF_NAME_MAX = 64
 
@@ -600,6 +602,10 @@ class TablePublisher:
     def _staff_request(self, what: str, payload: bytes) -> dict[str, Any] | None:
         """A request from the parlor's dashboard, decoded with its ``by`` checked; None
         (after one warning naming what was wrong) for anything else."""
+        if len(payload) > STAFF_REQUEST_MAX:
+            self._log.warning("[%s] staff %s ignored: %d bytes (at most %d)",
+                              self._table, what, len(payload), STAFF_REQUEST_MAX)  # fmt: skip
+            return None
         try:
             request = json.loads(payload)
         except (ValueError, RecursionError):

@@ -511,3 +511,28 @@ async def test_tls_with_a_client_certificate(mosquitto_tls: Broker) -> None:
     async with TablePublisher(without, "t2", 4) as publisher:
         await wait_until(lambda: publisher.stats.connect_failures >= 1, timeout=10)
         assert not publisher.connected
+
+
+def test_staff_requests_from_the_broker_are_checked_before_the_daemon_sees_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    publisher = TablePublisher(MqttSettings(host="127.0.0.1"), "t1", 4)
+    acks: list[tuple[str, str]] = []
+    commands: list[tuple[str, str, str | None]] = []
+    publisher.on_staff_ack = lambda alert, by: acks.append((alert, by))
+    publisher.on_staff_command = lambda cmd, by, rules: commands.append((cmd, by, rules))
+    for bad in (b"not json", b"[1]", b'{"alert": "a1"}', b'{"alert": 5, "by": "Mika"}',
+                b'{"alert": "a1", "by": "' + b"x" * 65 + b'"}', b'{"alert": "a1", "by": "\\n"}',
+                b'{"alert": "a1", "by": "Mika", "pad": "' + b"x" * 5000 + b'"}',
+                b"[" * 100_000):  # fmt: skip
+        publisher._staff_ack(bad)
+    for bad in (b'{"cmd": "rm", "by": "Mika"}', b'{"cmd": "undo"}',
+                b'{"cmd": "new_game", "by": "Mika", "rules": 7}'):  # fmt: skip
+        publisher._staff_command(bad)
+    assert acks == [] and commands == []
+    assert caplog.text.count("ignored") == 11
+    publisher._staff_ack(b'{"alert": "a1", "by": "Mika", "at": 1.5}')
+    publisher._staff_command(b'{"cmd": "new_game", "by": "Mika", "rules": "kenko"}')
+    publisher._staff_command(b'{"cmd": "undo", "by": "Mika"}')
+    assert acks == [("a1", "Mika")]
+    assert commands == [("new_game", "Mika", "kenko"), ("undo", "Mika", None)]
