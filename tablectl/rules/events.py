@@ -124,17 +124,20 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class Take:
-    """A tile taken from the wall by ``seat``; ``pos`` is the table's wall position if sensed."""
+    """A tile taken from the wall by ``seat``; ``pos`` is the table's wall position if sensed,
+    ``tile`` its tile id if the table reads tiles (docs/tiles.md)."""
 
     seat: int
     pos: int | None = None
+    tile: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Discard:
-    """A discard by ``seat``."""
+    """A discard by ``seat``; ``tile`` is its tile id if the table reads tiles."""
 
     seat: int
+    tile: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +147,8 @@ class Call:
     seat: int
     kind: CallKind
     discarder: int
+    #: With tile readers: the caller's own tiles that join the called discard (2, or 3 for a kan).
+    tiles: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,17 +157,28 @@ class Kan:
 
     seat: int
     kind: KanKind
+    #: With tile readers: the four tiles of a closed kan, the one tile added to a pon.
+    tiles: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class North:
-    """A north tile pulled as nuki-dora (three-player)."""
+    """A north tile pulled as nuki-dora (three-player); ``tile`` its id with tile readers."""
 
     seat: int
+    tile: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The tiles of the whole wall as the wall reader saw it at the raise: ``tiles[p]`` lies
+    at wall position ``p`` (136 or 108 ids).  Given right after ``dice``."""
+
+    tiles: tuple[int, ...]
 
 
 ScoreEvent = Riichi | Ron | Tsumo | Draw | Abort | Chombo | FalseCall | Stop | TimeUp | Undo
-WallEvent = Dice | Deal | Take | Discard | Call | Kan | North
+WallEvent = Dice | Layout | Deal | Take | Discard | Call | Kan | North
 Event = Start | ScoreEvent | WallEvent
 
 
@@ -301,19 +317,26 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
     "time_up": lambda o: TimeUp(),
     "undo": lambda o: Undo(),
     "dice": _dice,
+    "layout": lambda o: Layout(tiles=_int_list(o, "tiles")),
     "deal": lambda o: Deal(),
-    "take": lambda o: Take(seat=_req_int(o, "seat"), pos=_int(o, "pos", optional=True)),
-    "discard": lambda o: Discard(seat=_req_int(o, "seat")),
+    "take": lambda o: Take(
+        seat=_req_int(o, "seat"),
+        pos=_int(o, "pos", optional=True),
+        tile=_int(o, "tile", optional=True),
+    ),
+    "discard": lambda o: Discard(seat=_req_int(o, "seat"), tile=_int(o, "tile", optional=True)),
     "call": lambda o: Call(
         seat=_req_int(o, "seat"),
         kind=_choice(o, "kind", ("chi", "pon", "kan")),  # type: ignore[arg-type]
         discarder=_req_int(o, "from"),
+        tiles=_int_list(o, "tiles", optional=True),
     ),
     "kan": lambda o: Kan(
         seat=_req_int(o, "seat"),
         kind=_choice(o, "kind", ("closed", "added")),  # type: ignore[arg-type]
+        tiles=_int_list(o, "tiles", optional=True),
     ),
-    "north": lambda o: North(seat=_req_int(o, "seat")),
+    "north": lambda o: North(seat=_req_int(o, "seat"), tile=_int(o, "tile", optional=True)),
 }
 
 EVENT_TYPES = tuple(_PARSERS)
@@ -332,12 +355,13 @@ EVENT_KEYS: dict[str, tuple[str, ...]] = {
     "time_up": ("type",),
     "undo": ("type",),
     "dice": ("type", "dice"),
+    "layout": ("type", "tiles"),
     "deal": ("type",),
-    "take": ("type", "seat", "pos"),
-    "discard": ("type", "seat"),
-    "call": ("type", "seat", "kind", "from"),
-    "kan": ("type", "seat", "kind"),
-    "north": ("type", "seat"),
+    "take": ("type", "seat", "pos", "tile"),
+    "discard": ("type", "seat", "tile"),
+    "call": ("type", "seat", "kind", "from", "tiles"),
+    "kan": ("type", "seat", "kind", "tiles"),
+    "north": ("type", "seat", "tile"),
 }
 
 
@@ -401,16 +425,24 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return {"type": "undo"}
         case Dice(dice=dice):
             return {"type": "dice", "dice": list(dice)}
+        case Layout(tiles=tiles):
+            return {"type": "layout", "tiles": list(tiles)}
         case Deal():
             return {"type": "deal"}
-        case Take(seat=seat, pos=pos):
-            return {"type": "take", "seat": seat} | ({} if pos is None else {"pos": pos})
-        case Discard(seat=seat):
-            return {"type": "discard", "seat": seat}
-        case Call(seat=seat, kind=kind, discarder=discarder):
-            return {"type": "call", "seat": seat, "kind": kind, "from": discarder}
-        case Kan(seat=seat, kind=kind):
-            return {"type": "kan", "seat": seat, "kind": kind}
-        case North(seat=seat):
-            return {"type": "north", "seat": seat}
+        case Take(seat=seat, pos=pos, tile=tile):
+            return (
+                {"type": "take", "seat": seat}
+                | ({} if pos is None else {"pos": pos})
+                | ({} if tile is None else {"tile": tile})
+            )
+        case Discard(seat=seat, tile=tile):
+            return {"type": "discard", "seat": seat} | ({} if tile is None else {"tile": tile})
+        case Call(seat=seat, kind=kind, discarder=discarder, tiles=tiles):
+            out = {"type": "call", "seat": seat, "kind": kind, "from": discarder}
+            return out | ({"tiles": list(tiles)} if tiles else {})
+        case Kan(seat=seat, kind=kind, tiles=tiles):
+            out = {"type": "kan", "seat": seat, "kind": kind}
+            return out | ({"tiles": list(tiles)} if tiles else {})
+        case North(seat=seat, tile=tile):
+            return {"type": "north", "seat": seat} | ({} if tile is None else {"tile": tile})
     raise TypeError(f"not an event: {event!r}")  # pragma: no cover

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from tablectl.rules.events import Call, Deal, Dice, Discard, Kan, North, Take, WallEvent
+from tablectl.rules.events import Call, Deal, Dice, Discard, Kan, Layout, North, Take, WallEvent
 from tablectl.rules.refusal import Refusal
 
 # --------------------------------------------------------------------------- codes
@@ -40,6 +40,7 @@ NO_WALL = "no_wall"
 NO_SUCH_SEAT = "no_such_seat"
 NOT_DEALT = "not_dealt"
 DEAL_DONE = "deal_done"
+LAYOUT_LATE = "layout_late"
 DICE_IN_HAND = "dice_in_hand"
 DEAD_WALL_TAKE = "dead_wall_take"
 OUT_OF_TURN = "out_of_turn"
@@ -532,6 +533,11 @@ def wall_step(rules: WallRules, state: WallState, event: WallEvent) -> WallState
     """
     if isinstance(event, Dice):
         return _refuse(DICE_IN_HAND, "the dice were already rolled for this hand")
+    if isinstance(event, Layout):
+        # The wall tracker needs no tiles; the tile tracker (tablectl.tiles) reads them.
+        if state.phase != DEAL or state.taken:
+            return _refuse(LAYOUT_LATE, "the wall layout comes right after the dice")
+        return state
     if isinstance(event, Deal):
         return _deal(rules, state)
     if isinstance(event, Take):

@@ -42,12 +42,12 @@ def wall_rules(rules: HouseRules) -> wall.WallRules:
 
 
 def wall_event(state: GameState, event: ev.Event) -> Handled:
-    """Apply a wall event (dice, deal, take, discard, call, kan, north)."""
+    """Apply a wall event (dice, layout, deal, take, discard, call, kan, north)."""
     rules = wall_rules(state.rules)
     if isinstance(event, ev.Dice) and state.wall is None:
         new_wall = wall.start_wall(rules, state.dealer, event.dice)
     elif not isinstance(
-        event, ev.Dice | ev.Deal | ev.Take | ev.Discard | ev.Call | ev.Kan | ev.North
+        event, ev.Dice | ev.Layout | ev.Deal | ev.Take | ev.Discard | ev.Call | ev.Kan | ev.North
     ):
         raise TypeError(f"not a wall event: {event!r}")  # pragma: no cover
     elif state.wall is None:

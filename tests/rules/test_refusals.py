@@ -295,12 +295,18 @@ EVERY_EVENT = [
     {"type": "time_up"},
     {"type": "undo"},
     {"type": "dice", "dice": [3, 4]},
+    {"type": "layout", "tiles": list(range(136))},
     {"type": "deal"},
     {"type": "take", "seat": 0, "pos": 12},
+    {"type": "take", "seat": 0, "pos": 12, "tile": 40},
     {"type": "discard", "seat": 0},
+    {"type": "discard", "seat": 0, "tile": 40},
     {"type": "call", "seat": 1, "kind": "pon", "from": 0},
+    {"type": "call", "seat": 1, "kind": "pon", "from": 0, "tiles": [41, 42]},
     {"type": "kan", "seat": 1, "kind": "added"},
+    {"type": "kan", "seat": 1, "kind": "closed", "tiles": [0, 1, 2, 3]},
     {"type": "north", "seat": 2},
+    {"type": "north", "seat": 2, "tile": 108},
 ]
 
 
