@@ -167,14 +167,40 @@ def _reports_errors(name: str) -> Callable[[Command], Command]:
 @command("journal-export")
 @_reports_errors("journal export")
 def _journal_export(args: argparse.Namespace) -> int:
-    """Write one game (default: the last one) as replay JSON Lines."""
+    """Write one game as replay JSON Lines (default: the last game), or as a tenhou.net/6
+    or mjai log (default: the last finished game)."""
     with _open_journal(args) as journal:
-        game_id = args.game or journal.last_game()
-        if game_id is None:
-            raise _CliError(f"{journal.path}: the journal holds no games")
-        text = export_game(journal, game_id)
+        if args.format == "replay":
+            game_id = args.game or journal.last_game()
+            if game_id is None:
+                raise _CliError(f"{journal.path}: the journal holds no games")
+            text = export_game(journal, game_id)
+        else:
+            text = _game_log(journal, args.game, args.format)
     _emit(text, args.output)
     return EXIT_OK
+
+
+def _game_log(journal: Journal, game: str | None, fmt: str) -> str:
+    """One game of the journal as a tenhou.net/6 or mjai log (docs/tiles.md)."""
+    from tablectl.export import ExportError, export_text
+
+    if game is None:
+        finished = [g for g in journal.games() if g.status == "finished"]
+        if not finished:
+            raise _CliError(f"{journal.path}: the journal holds no finished game; name one")
+        row = finished[-1]
+    else:
+        row = journal.game(game)
+    try:
+        rules = load_rules(row.rules)
+    except RulesConfigError as exc:
+        raise _CliError(f"game {row.game_id}: cannot load its rules {row.rules!r}: {exc}") from exc
+    title = (f"{row.table_id} {rules.name}", _when(row.started_at))
+    try:
+        return export_text(fmt, rules, journal.events(row.game_id), row.seats, title)
+    except ExportError as exc:
+        raise _CliError(f"game {row.game_id}: {exc}") from exc
 
 
 def _when(ts: float | None) -> str:
@@ -489,9 +515,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_journal = sub.add_parser("journal", help="read the crash-proof game journal")
     journal_sub = p_journal.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
-    p_export = journal_sub.add_parser("export", help="a game as replay JSON Lines")
-    p_export.add_argument("game", nargs="?", help="game id or a unique prefix (default: the last)")
+    p_export = journal_sub.add_parser(
+        "export", help="a game as replay JSON Lines, or a tenhou.net/6 or mjai log"
+    )
+    p_export.add_argument(
+        "game",
+        nargs="?",
+        help="game id or a unique prefix (default: the last game; the last finished one"
+        " for tenhou6 and mjai)",
+    )
     _add_journal_source(p_export)
+    p_export.add_argument(
+        "--format",
+        choices=("replay", "tenhou6", "mjai"),
+        default="replay",
+        help="replay JSON Lines (default), tenhou.net/6 JSON or mjai JSON Lines",
+    )
     p_export.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     p_export.set_defaults(handler="journal-export")
     p_list = journal_sub.add_parser("list", help="the games in the journal")

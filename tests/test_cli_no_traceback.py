@@ -77,6 +77,8 @@ CASES: list[tuple[str, list[str], int]] = [
     ("rules-show", ["rules", "show", "/dev/zero"], 2),
     ("journal-export", ["journal", "export", "--journal", "{garbage}"], 2),
     ("journal-export", ["journal", "export", "--journal", "{dir}/missing.sqlite3"], 2),
+    ("journal-export", ["journal", "export", "--format", "tenhou5", "--journal", "{text}"], 2),
+    ("journal-export", ["journal", "export", "--format", "mjai", "--journal", "{garbage}"], 2),
     ("journal-list", ["journal", "list", "--journal", "{text}"], 2),
     ("journal-list", ["journal", "list", "--config", "{deep}"], 2),
     ("records", ["records", "--journal", "{garbage}"], 2),
