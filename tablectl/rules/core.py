@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from tablectl.rules import events as ev
-from tablectl.rules import walltrack
+from tablectl.rules import tiletrack, walltrack
 from tablectl.rules.ending import finish, ranking
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import (
@@ -213,6 +213,9 @@ def _riichi(state: GameState, seat: int) -> Handled:
     bad = walltrack.check_riichi(state, seat)
     if bad is not None:
         return bad
+    tiles = tiletrack.riichi(state, seat)
+    if isinstance(tiles, Refusal):
+        return tiles
     effects: list[Effect] = []
     if state.pending_riichi is not None:
         state, effects = _take_riichi_deposit(state, ev.Riichi(seat))
@@ -230,7 +233,8 @@ def _riichi(state: GameState, seat: int) -> Handled:
             bust_after_hand=(*state.bust_after_hand, *bust),
         )
         return new, [*effects, DeadHand(seat, "riichi without the points for the deposit")]
-    return replace(state, pending_riichi=seat), [*effects, Noted("riichi")]
+    marked = state.tiles if tiles is None else tiles
+    return replace(state, pending_riichi=seat, tiles=marked), [*effects, Noted("riichi")]
 
 
 # --- wins ---------------------------------------------------------------------------
@@ -287,6 +291,7 @@ def _ron(state: GameState, event: ev.Ron) -> Handled:
             return value
         values[hand.seat] = value
     bad = walltrack.check_ron(state, event.discarders, winner_seats)
+    bad = bad or tiletrack.check_ron(state, event)
     if bad is not None:
         return bad
     hands = {h.seat: h for h in event.winners}
@@ -386,7 +391,7 @@ def _tsumo(state: GameState, hand: ev.Hand) -> Handled:
     value = _value(state, hand, tsumo=True)
     if isinstance(value, Refusal):
         return value
-    bad = walltrack.check_tsumo(state, seat)
+    bad = walltrack.check_tsumo(state, seat) or tiletrack.check_tsumo(state, hand)
     if bad is not None:
         return bad
     pays = list(tsumo_payments(rules, value, winner=seat, dealer=state.dealer))
@@ -430,7 +435,7 @@ def _draw(state: GameState, event: ev.Draw) -> Handled:
             return bad
     if event.nagashi and rules.flow.nagashi == "none":
         return Refusal("nagashi_not_allowed", "this preset has no nagashi mangan")
-    bad = walltrack.check_draw(state)
+    bad = walltrack.check_draw(state) or tiletrack.check_draw(state, event)
     if bad is not None:
         return bad
     tenpai = frozenset(event.tenpai)
@@ -652,6 +657,7 @@ def _end_hand(
         dead=(),
         bust_after_hand=(),
         wall=None,
+        tiles=None,
         hands_played=state.hands_played + 1,
     )
     effects: list[Effect] = [HandSettled(record)]

@@ -142,6 +142,11 @@ class FlowOptions:
     nagashi: Literal["none", "mangan", "baiman"] = opt(
         "mangan", "nagashi mangan at an exhaustive draw", choices=("none", "mangan", "baiman")
     )
+    nagashi_closed: bool = opt(
+        False,
+        "nagashi mangan needs a hand without calls of one's own (ariari: closed and uncalled"
+        " only); checked by tables that read tiles",
+    )
     nagashi_tenpai_payments: bool = opt(
         False, "tenpai payments are still exchanged when someone makes nagashi"
     )

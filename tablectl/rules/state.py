@@ -8,6 +8,7 @@ from typing import Any, Literal
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.wall import WallState
+from tablectl.tiles.tracker import TileState
 
 WINDS = "ESWN"
 HandResult = Literal["ron", "tsumo", "draw", "abort", "chombo"]
@@ -74,6 +75,8 @@ class GameState:
     finished: bool = False
     final: Final | None = None
     wall: WallState | None = None
+    #: Every seat's tiles, in a hand whose wall layout was read (docs/tiles.md); else None.
+    tiles: TileState | None = None
     #: What an ``undo`` goes back to; not part of the game's value (equality, repr).
     undo: UndoPoint | None = field(default=None, compare=False, repr=False)
 

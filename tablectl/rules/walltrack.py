@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from tablectl.rules import events as ev
-from tablectl.rules import wall
+from tablectl.rules import tiletrack, wall
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import Effect, GameState, Noted
@@ -42,7 +42,8 @@ def wall_rules(rules: HouseRules) -> wall.WallRules:
 
 
 def wall_event(state: GameState, event: ev.Event) -> Handled:
-    """Apply a wall event (dice, layout, deal, take, discard, call, kan, north)."""
+    """Apply a wall event (dice, layout, deal, take, discard, call, kan, north) to the
+    wall and, in a hand with a layout, to the tiles."""
     rules = wall_rules(state.rules)
     if isinstance(event, ev.Dice) and state.wall is None:
         new_wall = wall.start_wall(rules, state.dealer, event.dice)
@@ -56,7 +57,11 @@ def wall_event(state: GameState, event: ev.Event) -> Handled:
         new_wall = wall.wall_step(rules, state.wall, event)
     if isinstance(new_wall, Refusal):
         return new_wall
-    return replace(state, wall=new_wall), [Noted(type(event).__name__.lower())]
+    # The tiles step beside the wall; what either refuses refuses the event.
+    tiles = tiletrack.step_tiles(state, event, new_wall)
+    if isinstance(tiles, Refusal):
+        return tiles
+    return replace(state, wall=new_wall, tiles=tiles), [Noted(type(event).__name__.lower())]
 
 
 def check_riichi(state: GameState, seat: int) -> Refusal | None:

@@ -1,0 +1,202 @@
+"""Glue between the rules core and the tile tracker (:mod:`tablectl.tiles.tracker`).
+
+A hand without a ``layout`` event has no tiles (``GameState.tiles`` is None): every check
+here passes and the hand is what it was before tables read tiles.  With a layout, the
+tile tracker steps beside the wall tracker, and the score events are checked against the
+tiles: riichi needs a closed tenpai hand, a ron or tsumo a complete one (and no furiten for
+a ron), an exhaustive draw the tenpai and nagashi seats the tiles say, and a win's han and
+fu those of the scorer (:mod:`tablectl.tiles.scoring`, when it is there).
+"""
+
+from __future__ import annotations
+
+from tablectl.rules import events as ev
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.scoring import MAX_HAN
+from tablectl.rules.state import GameState
+from tablectl.rules.wall import WallState
+from tablectl.tiles import checks
+from tablectl.tiles.hand import HandScore
+from tablectl.tiles.ids import KIND_NAMES, kind
+from tablectl.tiles.tracker import TileState, declare_riichi, start_tiles, tile_step
+
+
+def step_tiles(
+    state: GameState, event: ev.WallEvent, new_wall: WallState
+) -> TileState | Refusal | None:
+    """The tiles after a wall event the wall tracker accepted (``new_wall``): None for a
+    hand without a layout (and at the dice, which start a new hand)."""
+    if isinstance(event, ev.Dice):
+        return None
+    if isinstance(event, ev.Layout):
+        return start_tiles(state.rules, new_wall, event.tiles)
+    if state.tiles is None or state.wall is None:
+        return None
+    return tile_step(state.rules, state.tiles, state.wall, new_wall, event)
+
+
+def _winds(state: GameState, seat: int) -> tuple[int, int]:
+    return (seat - state.dealer) % state.players, state.round_index % 4
+
+
+def _tenpai(state: GameState, seat: int, concealed: tuple[int, ...]) -> bool:
+    assert state.tiles is not None
+    seat_wind, round_wind = _winds(state, seat)
+    melds = state.tiles.seats[seat].melds
+    return checks.tenpai(state.rules, concealed, melds, seat_wind=seat_wind, round_wind=round_wind)
+
+
+def riichi(state: GameState, seat: int) -> TileState | Refusal | None:
+    """Check a riichi declaration against the tiles and mark it (None: no tiles).
+
+    Refused with an open hand (``open_riichi``), and when no discard leaves the hand
+    tenpai (``not_tenpai``) unless the preset lets a noten riichi be declared as a bluff
+    (:func:`~tablectl.tiles.checks.noten_riichi_allowed`): then it is found at the draw."""
+    tiles, wall = state.tiles, state.wall
+    if tiles is None or wall is None:
+        return None
+    st = tiles.seats[seat]
+    if not st.closed:
+        return Refusal("open_riichi", f"seat {seat} has called and may not declare riichi")
+    if not checks.noten_riichi_allowed(state.rules):
+        if wall.phase == "discard":
+            options = {t // 4: t for t in st.concealed}.values()
+            ready = any(
+                _tenpai(state, seat, tuple(x for x in st.concealed if x != t)) for t in options
+            )
+        else:
+            ready = _tenpai(state, seat, st.concealed)
+        if not ready:
+            return Refusal("not_tenpai", f"seat {seat} is not tenpai and may not declare riichi")
+    return declare_riichi(tiles, wall, seat)
+
+
+def check_ron(state: GameState, event: ev.Ron) -> Refusal | None:
+    """Every winner's hand is complete with the tile it rons, it is not furiten, and its
+    value is the scorer's."""
+    tiles = state.tiles
+    if tiles is None:
+        return None
+    for hand in event.winners:
+        st = tiles.seats[hand.seat]
+        for discarder in event.discarders:
+            tile = checks.ron_tile(state, discarder)
+            if tile is None:
+                return Refusal("not_a_win", f"seat {discarder} has no tile open to ron")
+            name = KIND_NAMES[kind(tile)]
+            if not checks.is_complete((*st.concealed, tile)):
+                waits = checks.waits(st.concealed, players=state.players)
+                return Refusal(
+                    "not_a_win",
+                    f"seat {hand.seat}: seat {discarder}'s {name} does not complete its hand"
+                    f" (waits: {checks.kinds_text(waits)})",
+                )
+            if _robs_closed_kan(state) and not checks.is_kokushi((*st.concealed, tile)):
+                return Refusal(
+                    "not_a_win",
+                    f"seat {hand.seat}: only thirteen orphans may rob a closed kan",
+                )
+            reason = checks.furiten(state.rules, tiles, hand.seat, tile)
+            if reason is not None:
+                return Refusal("furiten", f"seat {hand.seat} may not ron {name}: {reason}")
+        bad = _check_value(state, hand, tsumo=False, discarder=event.discarders[0])
+        if bad is not None:
+            return bad
+    return None
+
+
+def _robs_closed_kan(state: GameState) -> bool:
+    wall = state.wall
+    return (
+        wall is not None
+        and wall.phase == "rinshan"
+        and wall.replacing == "kan"
+        and wall.last_kan == "closed"
+    )
+
+
+def check_tsumo(state: GameState, hand: ev.Hand) -> Refusal | None:
+    """The winner's hand, drawn tile included, is complete and its value the scorer's."""
+    tiles = state.tiles
+    if tiles is None:
+        return None
+    st = tiles.seats[hand.seat]
+    if not checks.is_complete(st.concealed):
+        drawn = "" if st.drawn is None else f" with {KIND_NAMES[kind(st.drawn)]}"
+        return Refusal("not_a_win", f"seat {hand.seat}'s hand{drawn} is not complete")
+    return _check_value(state, hand, tsumo=True, discarder=None)
+
+
+def _value_text(han: int, fu: int | None, yakuman: int) -> str:
+    if yakuman:
+        return f"{yakuman}x yakuman"
+    return f"{han} han" + ("" if fu is None else f" {fu} fu")
+
+
+def _same_value(state: GameState, hand: ev.Hand, score: HandScore) -> bool:
+    kazoe = hand.yakuman == 1 and not score.yakuman and score.han >= MAX_HAN
+    kazoe = kazoe or (score.yakuman == 1 and not hand.yakuman and hand.han == MAX_HAN)
+    if hand.yakuman or score.yakuman:
+        return hand.yakuman == score.yakuman or kazoe
+    if min(score.han, MAX_HAN) != hand.han:
+        return False
+    fu_counts = state.rules.scoring.table == "standard" and hand.han < 5
+    return not fu_counts or score.fu is None or hand.fu == score.fu
+
+
+def _check_value(
+    state: GameState, hand: ev.Hand, *, tsumo: bool, discarder: int | None
+) -> Refusal | None:
+    score_win = checks.scorer()
+    if score_win is None:
+        return None
+    ctx = checks.win_context(state.rules, state, hand.seat, tsumo, discarder)
+    score = score_win(state.rules, ctx)
+    if isinstance(score, Refusal):
+        return Refusal("not_a_win", f"seat {hand.seat}: {score.code}: {score.message}")
+    if _same_value(state, hand, score):
+        return None
+    yaku = f" ({', '.join(score.yaku)})" if score.yaku else ""
+    return Refusal(
+        "value_mismatch",
+        f"seat {hand.seat} claims {_value_text(hand.han, hand.fu, hand.yakuman)}; the tiles "
+        f"make {_value_text(score.han, score.fu, score.yakuman)}{yaku}",
+    )
+
+
+def _seats_text(seats: list[int]) -> str:
+    return ", ".join(map(str, seats)) if seats else "none"
+
+
+def check_draw(state: GameState, event: ev.Draw) -> Refusal | None:
+    """An exhaustive draw's tenpai and nagashi seats are those the tiles say (a dead hand
+    is neither)."""
+    expected = expected_draw(state)
+    if expected is None:
+        return None
+    if set(expected.tenpai) != set(event.tenpai):
+        return Refusal(
+            "tenpai_mismatch",
+            f"the draw lists tenpai seats {_seats_text(sorted(event.tenpai))}; the tiles say "
+            f"{_seats_text(list(expected.tenpai))}",
+        )
+    if set(expected.nagashi) != set(event.nagashi):
+        return Refusal(
+            "nagashi_mismatch",
+            f"the draw lists nagashi seats {_seats_text(sorted(event.nagashi))}; the tiles "
+            f"say {_seats_text(list(expected.nagashi))}",
+        )
+    return None
+
+
+def expected_draw(state: GameState) -> ev.Draw | None:
+    """The exhaustive draw the tiles say (tenpai and nagashi seats), or None without tiles.
+    The daemon and simulated players use it instead of asking the players."""
+    tiles = state.tiles
+    if tiles is None:
+        return None
+    alive = [s for s in range(state.players) if s not in state.dead]
+    return ev.Draw(
+        tenpai=tuple(s for s in alive if _tenpai(state, s, tiles.seats[s].concealed)),
+        nagashi=tuple(s for s in alive if checks.nagashi(state.rules, tiles.seats[s])),
+    )

@@ -1,0 +1,499 @@
+"""The tile tracker through the rules core: a whole hand, the deal, and every refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import pytest
+
+from tablectl.rules import events as ev
+from tablectl.rules.loader import load_rules
+from tablectl.rules.tiletrack import expected_draw
+from tablectl.tiles.ids import kind, tile_set
+from tablectl.tiles.tracker import RiverTile
+from tests.tiles.kit import Table, build_layout, play_out
+
+# --- a whole hand ---------------------------------------------------------------------
+
+WHOLE_HAND = {
+    "hands": {
+        0: "1111m 234p 567s 8s 99p",
+        1: "777z 234m 456m 78p 55z",
+        2: "99s 1p 345m 678m 22z 67p",
+        3: "23p 456s 789m 44z 6z 1s 2s",
+    },
+    "draws": ["7z", "9s", "6z", "9s", "7m", "8s", "9p"],
+    "rinshan": ["4z", "3z", "5p"],
+}
+
+
+def test_a_whole_hand_from_the_layout_to_the_win() -> None:
+    """Closed kan, pon, chi, open kan, added kan, riichi and an ippatsu ron (Tenhou)."""
+    t = Table("tenhou")
+    t.start(**WHOLE_HAND)
+    layout = t.tiles.layout
+    t.take(0)
+    kan = tuple(x for x in t.seat(0).concealed if kind(x) == 0)
+    t.ok(ev.Kan(0, "closed", kan))
+    assert len(t.tiles.dora) == 2  # a closed kan turns its kan dora at once
+    t.take(0)
+    assert t.tiles.draw_source == "rinshan" and t.seat(0).drawn is not None
+    t.discard(0, "4z")
+    t.turn(1, "9s")
+    t.call(2, "pon", 1, "99s")
+    t.discard(2, "1p")
+    t.call(3, "chi", 2, "23p")
+    t.discard(3, "6z")
+    t.turn(0, "7z")
+    t.call(1, "kan", 0, "777z")
+    t.take(1)
+    t.discard(1, "3z")
+    t.take(2)
+    t.ok(ev.Kan(2, "added", (t.tile(2, "9s"),)))
+    t.take(2)
+    t.discard(2, "5p")
+    t.turn(3, "7m")
+    t.take(0)
+    t.ok(ev.Riichi(0))
+    t.discard(0, "6z")
+    t.turn(1, "9p")
+
+    s0, s1, s2, s3 = t.tiles.seats
+    assert [m.kind for m in s0.melds] == ["closed_kan"]
+    assert [m.kind for m in s1.melds] == ["open_kan"] and s1.melds[0].source == 0
+    assert [m.kind for m in s2.melds] == ["added_kan"] and s2.melds[0].source == 1
+    assert [m.kind for m in s3.melds] == ["chi"] and s3.melds[0].called == s2.discards[0].tile
+    assert [kind(x) for x in s0.concealed] == [10, 11, 12, 17, 17, 22, 23, 24, 25, 25]
+    assert s0.discards[-1] == RiverTile(s0.discards[-1].tile, riichi=True)
+    assert s1.discards[0].called_by == 2 and s1.discards[0].drawn
+    assert s2.discards[0].called_by == 3 and s0.discards[1].called_by == 1
+    assert s0.riichi and s0.ippatsu and not s0.double_riichi
+    assert t.tiles.interrupted
+    wall = t.state.wall
+    assert wall is not None and len(wall.dora_indicators) == 4
+    assert t.tiles.dora == tuple(layout[p] for p in wall.dora_indicators)
+    assert t.tiles.ura == tuple(layout[p + 1] for p in wall.dora_indicators)
+    assert sum(len(s.concealed) + 3 * len(s.melds) for s in t.tiles.seats) == 52
+
+    t.ok(t.ron(0, 1))
+    assert t.state.tiles is None and t.state.wall is None
+    out = t.replayed()
+    assert out["rejected"] == [] and out["hands"][0]["winners"] == [0]
+
+
+@pytest.mark.parametrize("preset", ["tenhou", "jboy-sanma", "sanma-free", "kantan"])
+@pytest.mark.parametrize("manual", [False, True])
+def test_the_deal_gives_each_seat_the_tiles_at_its_dealt_positions(
+    preset: str, manual: bool
+) -> None:
+    t = Table(preset)
+    rules = t.rules
+    layout = list(tile_set(rules).ids)[::-1]
+    t.ok(ev.Dice((2, 5)), ev.Layout(tuple(layout)))
+    if manual:
+        while t.state.wall is not None and t.state.wall.phase == "deal":
+            t.take(t.state.wall.turn)
+    else:
+        t.ok(ev.Deal())
+    wall = t.state.wall
+    assert wall is not None
+    for seat, st in enumerate(t.tiles.seats):
+        mine = sorted(
+            layout[p] for p, s in zip(wall.taken, wall.taken_by, strict=True) if s == seat
+        )
+        assert list(st.concealed) == mine and len(mine) == 13
+
+
+def test_a_hand_without_layout_is_as_before() -> None:
+    t = Table("tenhou")
+    t.ok(ev.Dice((3, 4)), ev.Deal(), ev.Take(0, tile=5), ev.Discard(0), ev.Take(1, tile=999))
+    assert t.state.tiles is None
+
+
+# --- refusals ---------------------------------------------------------------------------
+
+BASE_HANDS = {
+    0: "123m 456m 789m 23p 55s",  # tenpai: 1p 4p
+    1: "111z 222z 567m 19p 9s 3z",
+    2: "234s 678s 345p 678p 9m",
+    3: "2233m 44p 66p 88s 77s 3z",
+}
+BASE_DRAWS: list[str | None] = ["1z", "9m", "7p", "5s", "6z", "6z", "6z", "6z"]
+
+
+def base(preset: str = "tenhou") -> Table:
+    t = Table(preset)
+    t.start(hands=BASE_HANDS, draws=BASE_DRAWS)
+    return t
+
+
+def other_seats_tile(t: Table, seat: int) -> int:
+    return next(x for x in t.tiles.seats[(seat + 1) % 4].concealed)
+
+
+def _take_wrong_tile(t: Table) -> ev.Event:
+    wall = t.state.wall
+    assert wall is not None
+    right = t.tiles.layout[wall.order[wall.next_live]]
+    return ev.Take(0, tile=right ^ 1)
+
+
+def _discard_without_tile(t: Table) -> ev.Event:
+    t.take(0)
+    return ev.Discard(0)
+
+
+def _discard_elsewhere(t: Table) -> ev.Event:
+    t.take(0)
+    return ev.Discard(0, t.seat(1).concealed[0])
+
+
+def _pon_without_tiles(t: Table) -> ev.Event:
+    t.turn(0, "1z")
+    return ev.Call(1, "pon", 0)
+
+
+def _pon_mixed(t: Table) -> ev.Event:
+    t.turn(0, "1z")
+    return ev.Call(1, "pon", 0, (t.tile(1, "1z"), t.tile(1, "2z")))
+
+
+def _pon_three_own(t: Table) -> ev.Event:
+    t.turn(0, "1z")
+    return ev.Call(1, "pon", 0, tuple(x for x in t.seat(1).concealed if kind(x) == 27))
+
+
+def _pon_with_others_tiles(t: Table) -> ev.Event:
+    t.turn(0, "1z")
+    return ev.Call(1, "pon", 0, t.seat(3).concealed[:2])
+
+
+def _chi_no_run(t: Table) -> ev.Event:
+    t.turn(0, "4m")
+    return ev.Call(1, "chi", 0, (t.tile(1, "1p"), t.tile(1, "9p")))
+
+
+def _after_pon(t: Table) -> None:
+    t.turn(0, "1z")
+    t.call(1, "pon", 0, "11z")
+
+
+def _after_chi(t: Table) -> None:
+    t.turn(0, "4m")
+    t.call(1, "chi", 0, "56m")
+
+
+def _kuikae_pon(t: Table) -> ev.Event:
+    _after_pon(t)
+    return ev.Discard(1, t.tile(1, "1z"))
+
+
+def _kuikae_chi_suji(t: Table) -> ev.Event:
+    _after_chi(t)
+    return ev.Discard(1, t.tile(1, "7m"))
+
+
+def _closed_kan_without_tiles(t: Table) -> ev.Event:
+    t.take(0)
+    return ev.Kan(0, "closed")
+
+
+def _closed_kan_mixed(t: Table) -> ev.Event:
+    t.take(0)
+    return ev.Kan(0, "closed", t.seat(0).concealed[:4])
+
+
+def _riichi_noten(t: Table) -> ev.Event:
+    t.turn(0, "1z")
+    t.take(1)
+    return ev.Riichi(1)
+
+
+def _riichi_noten_discard(t: Table) -> ev.Event:
+    t.take(0)
+    t.ok(ev.Riichi(0))
+    return ev.Discard(0, t.tile(0, "5s"))
+
+
+def _riichi_after_pon(t: Table) -> ev.Event:
+    _after_pon(t)
+    t.discard(1, "3z")
+    for seat in (2, 3, 0):
+        t.tsumogiri(seat)
+    t.take(1)
+    return ev.Riichi(1)
+
+
+def _riichi_around(t: Table) -> None:
+    t.take(0)
+    t.ok(ev.Riichi(0))
+    t.discard(0, "1z")
+    for seat in (1, 2, 3):
+        t.tsumogiri(seat)
+
+
+def _riichi_wrong_discard(t: Table) -> ev.Event:
+    _riichi_around(t)
+    t.take(0)
+    return ev.Discard(0, t.tile(0, "9m"))
+
+
+def _riichi_pon(t: Table) -> ev.Event:
+    _riichi_around(t)
+    return ev.Call(0, "pon", 3, tuple(x for x in t.seat(0).concealed if kind(x) == 22))
+
+
+def _tsumo_incomplete(t: Table) -> ev.Event:
+    t.take(0)
+    return ev.Tsumo(ev.Hand(0, 1, 30))
+
+
+def _ron_incomplete(t: Table) -> ev.Event:
+    t.turn(0, "1z")
+    t.turn(1, "9s")
+    return ev.Ron((1,), (ev.Hand(0, 1, 30),))
+
+
+SCRIPTS: list[tuple[str, Callable[[Table], ev.Event], str]] = [
+    ("take: the reader disagrees with the layout", _take_wrong_tile, "tile_mismatch"),
+    ("discard without its tile", _discard_without_tile, "tile_unknown"),
+    ("discard of a tile another seat holds", _discard_elsewhere, "tile_not_in_hand"),
+    ("pon without tiles", _pon_without_tiles, "tile_unknown"),
+    ("pon of 1z with 1z 2z", _pon_mixed, "bad_meld"),
+    ("pon with three own tiles", _pon_three_own, "bad_meld"),
+    ("pon with another seat's tiles", _pon_with_others_tiles, "tile_not_in_hand"),
+    ("chi of 4m with 1p 9p", _chi_no_run, "bad_meld"),
+    ("kuikae: pon of 1z, then a 1z", _kuikae_pon, "kuikae"),
+    ("kuikae: chi of 4m with 56m, then 7m", _kuikae_chi_suji, "kuikae"),
+    ("closed kan without tiles", _closed_kan_without_tiles, "tile_unknown"),
+    ("closed kan of four kinds", _closed_kan_mixed, "bad_meld"),
+    ("riichi on a noten hand (Tenhou)", _riichi_noten, "not_tenpai"),
+    ("riichi, then a discard that leaves it noten (Tenhou)", _riichi_noten_discard, "not_tenpai"),
+    ("riichi after a pon", _riichi_after_pon, "open_riichi"),
+    ("in riichi, a discard not the drawn tile", _riichi_wrong_discard, "riichi_discard"),
+    ("in riichi, a pon", _riichi_pon, "riichi_call"),
+    ("tsumo on an incomplete hand", _tsumo_incomplete, "not_a_win"),
+    ("ron on a tile that completes nothing", _ron_incomplete, "not_a_win"),
+]
+
+
+@pytest.mark.parametrize(
+    ("script", "code"), [(s, c) for _, s, c in SCRIPTS], ids=[n for n, _, _ in SCRIPTS]
+)
+def test_refused_with_the_state_unchanged(script: Callable[[Table], ev.Event], code: str) -> None:
+    t = base()
+    event = script(t)
+    refusal = t.refused(event, code)
+    assert refusal.message
+
+
+def test_a_deal_take_is_checked_on_its_first_tile() -> None:
+    t = Table("tenhou")
+    t.ok(ev.Dice((3, 4)), ev.Layout(build_layout(t.rules, hands=BASE_HANDS, draws=BASE_DRAWS)))
+    wall = t.state.wall
+    assert wall is not None
+    first = t.tiles.layout[wall.order[0]]
+    refusal = t.refused(ev.Take(0, tile=first ^ 1), "tile_mismatch")
+    assert f"position {wall.order[0]}" in refusal.message
+    t.ok(ev.Take(0, pos=wall.order[0], tile=first))
+    assert len(t.seat(0).concealed) == 4
+
+
+@pytest.mark.parametrize(
+    ("preset", "change", "needle"),
+    [
+        ("tenhou", lambda tiles: tiles[:-1], "135 tiles"),
+        ("tenhou", lambda tiles: [tiles[1], *tiles[1:]], "positions 0 and 1"),
+        ("sanma-free", lambda tiles: [4, *tiles[1:]], "not a tile id of this set"),
+    ],
+    ids=["short", "twice", "2m in three-player"],
+)
+def test_a_layout_must_hold_every_tile_once(
+    preset: str, change: Callable[[list[int]], list[int]], needle: str
+) -> None:
+    t = Table(preset)
+    t.ok(ev.Dice((3, 4)))
+    tiles = change(list(tile_set(t.rules).ids))
+    refusal = t.refused(ev.Layout(tuple(tiles)), "bad_layout")
+    assert needle in refusal.message
+
+
+@pytest.mark.parametrize(("allowed", "code"), [(False, "kuikae"), (True, None)])
+def test_swap_calling_where_the_preset_allows_it(allowed: bool, code: str | None) -> None:
+    rules = load_rules("tenhou")
+    t = Table.with_rules(replace(rules, tiles=replace(rules.tiles, kuikae=allowed)))
+    t.start(hands=BASE_HANDS, draws=BASE_DRAWS)
+    _after_chi(t)
+    assert t.seat(1).kuikae == ((3, 6) if not allowed else ())
+    refused = t.send(ev.Discard(1, t.tile(1, "7m")))
+    assert (refused.code if refused else None) == code
+
+
+def test_a_chi_that_leaves_only_swap_tiles_is_refused() -> None:
+    # After three pons seat 1 holds 56m 7m 4m: a chi of 4m with 56m would leave 7m and 4m,
+    # both swap tiles, and nothing else to discard.
+    t = Table("tenhou")
+    t.start(
+        hands={
+            0: "111z 222z 333z 4m 4m 9p 9p",
+            1: "55z 66z 77z 44p 9s 56m 7m 4m",
+            2: "123s 456s 789s 123p 1m",
+            3: "999m 888m 777s 666p 5p",
+        },
+        draws=["5z", None, None, "6z", None, None, "7z"],
+    )
+    for name, out in (("5z", "4p"), ("6z", "4p"), ("7z", "9s")):
+        t.take(0)
+        t.discard(0, name)
+        t.call(1, "pon", 0, name + name)
+        t.discard(1, out)
+        for seat in (2, 3):
+            t.tsumogiri(seat)
+    t.take(0)
+    t.discard(0, "4m")
+    assert [kind(x) for x in t.seat(1).concealed] == [3, 4, 5, 6]
+    refusal = t.refused(ev.Call(1, "chi", 0, (t.tile(1, "5m"), t.tile(1, "6m"))), "kuikae")
+    assert "would leave only" in refusal.message
+
+
+RIICHI_KAN_HANDS = {
+    1: "123s 456s 789s 11z 22z",
+    2: "258m 147p 369s 1234z",
+    3: "147p 258s 369m 5z 6z 7z 7z",
+}
+
+
+@pytest.mark.parametrize(
+    ("hand", "fifth_draw", "code"),
+    [
+        ("111m 23m 456p 789p 05s", "1m", "riichi_kan"),  # waits 1m 4m 5s; the kan loses 5s
+        ("111m 456p 789p 234s 5s", "1m", None),  # 5s tanki either way
+        ("1111m 23m 456p 789p 5s", "9s", "riichi_kan"),  # a kan of tiles held, not drawn
+    ],
+    ids=["waits change", "waits stay", "not the drawn tile"],
+)
+def test_a_closed_kan_in_riichi(hand: str, fifth_draw: str, code: str | None) -> None:
+    t = Table("tenhou")
+    t.start(
+        hands={0: hand, **RIICHI_KAN_HANDS},
+        draws=["3z", "4z", "6z", "6z", fifth_draw, None, None, None, "5z"],
+    )
+    t.take(0)
+    t.ok(ev.Riichi(0))
+    t.discard(0, "3z")
+    for seat in (1, 2, 3):
+        t.tsumogiri(seat)
+    t.take(0)
+    four = tuple(x for x in t.seat(0).concealed if kind(x) == 0)
+    refused = t.send(ev.Kan(0, "closed", four))
+    assert (refused.code if refused else None) == code
+
+
+@pytest.mark.parametrize("after_discard", [False, True])
+def test_riichi_before_or_after_the_declaration_discard(after_discard: bool) -> None:
+    t = base()
+    t.take(0)
+    if after_discard:
+        t.discard(0, "1z")
+        t.ok(ev.Riichi(0))
+    else:
+        t.ok(ev.Riichi(0))
+        assert t.seat(0).riichi_pending
+        t.discard(0, "1z")
+    s0 = t.seat(0)
+    assert s0.riichi_on and s0.ippatsu and s0.double_riichi
+    assert s0.discards == (RiverTile(s0.discards[0].tile, riichi=True, drawn=True),)
+    t.tsumogiri(1)
+    assert t.seat(0).ippatsu
+    t.tsumogiri(2)
+    t.tsumogiri(3)
+    t.tsumogiri(0)
+    assert not t.seat(0).ippatsu and t.seat(0).riichi_on
+
+
+@pytest.mark.parametrize(("preset", "result"), [("jboy", "chombo"), ("kantan", "draw")])
+def test_a_noten_riichi_bluff_is_found_at_the_draw(preset: str, result: str) -> None:
+    t = Table(preset)
+    t.start(hands=BASE_HANDS)
+    t.tsumogiri(0)
+    t.take(1)
+    t.ok(ev.Riichi(1))  # seat 1 is far from tenpai: a bluff
+    drawn = t.seat(1).drawn
+    assert drawn is not None
+    t.ok(ev.Discard(1, drawn))
+    play_out(t)
+    draw = expected_draw(t.state)
+    assert draw is not None and 1 not in draw.tenpai
+    t.ok(draw)
+    out = t.replayed()
+    assert out["rejected"] == [] and out["hands"][-1]["result"] == result
+    if preset == "kantan":
+        # 3000 from the noten riichi to each other player, on top of the tenpai payments.
+        assert out["hands"][-1]["deltas"][1] <= -9000
+
+
+NORTH = {
+    "hands": {
+        0: "4z 19m 123p 456p 789s 1s",
+        1: "44z 111p 999p 11s 234s",
+        2: "123s 567s 666p 77z 1z 9m",
+    },
+    "draws": ["9s", "4z", "1z"],
+    "rinshan": ["6z"],
+}
+
+
+def test_north_pulls_in_three_players() -> None:
+    t = Table("sanma-free")
+    t.start(**NORTH)
+    t.take(0)
+    t.refused(ev.North(0), "tile_unknown")
+    t.refused(ev.North(0, t.tile(0, "1m")), "not_north")
+    t.refused(ev.North(0, t.tile(1, "4z")), "tile_not_in_hand")
+    north = t.tile(0, "4z")
+    t.ok(ev.North(0, north))
+    assert t.seat(0).norths == (north,) and north not in t.seat(0).concealed
+    assert t.seat(1).passed == (north,)
+    # The pulled north can be ponned before the replacement is taken.
+    t.call(1, "pon", 0, "44z")
+    assert t.seat(0).norths == () and t.seat(1).melds[0].called == north
+    t.discard(1, "1s")
+    assert t.replayed()["rejected"] == []
+
+
+KANTAN = {
+    0: "123m 456m 789m 11p 9s 1z",
+    1: "333z 456p 789s 12m 5s 6s",
+    2: "123m 456m 789m 23p 55s",  # tenpai: 1p 4p
+    3: "147m 258p 369s 4z 5z 6z 6z",
+}
+
+
+def test_kantan_a_call_is_made_on_ones_turn_and_a_wall_tile_stands_in() -> None:
+    t = Table("kantan")
+    t.start(hands=KANTAN, own_draws={0: ["3z"], 1: ["9p"]})
+    t.tsumogiri(0)
+    called = t.seat(0).discards[-1].tile
+    t.call(1, "pon", 0, "33z")
+    before = t.seat(1).concealed
+    t.take(1)  # from seat 1's own wall: it stands for the called 3z
+    st = t.seat(1)
+    assert st.concealed == before and len(st.stand_ins) == 1 and st.drawn is None
+    assert st.melds[0].called == called and t.seat(0).discards[-1].called_by == 1
+    t.refused(ev.Discard(1, t.tile(1, "3z")), "kuikae")
+    t.discard(1, "5s")
+    assert t.replayed()["rejected"] == []
+
+
+def test_kantan_ron_off_several_last_discards() -> None:
+    t = Table("kantan")
+    t.start(hands=KANTAN, own_draws={0: ["7z", "1p"], 1: ["7z", "4p"], 2: ["9p"], 3: ["9s"]})
+    for seat in (0, 1, 2, 3, 0, 1):
+        t.tsumogiri(seat)
+    value = t.value(2, tsumo=False, discarder=0)
+    refusal = t.refused(ev.Ron((0, 1, 3), (value,)), "not_a_win")
+    assert "seat 3's 9s" in refusal.message
+    t.ok(ev.Ron((0, 1), (value,)))
+    out = t.replayed()
+    assert out["rejected"] == [] and out["hands"][0]["from"] == [0, 1]
