@@ -39,8 +39,9 @@ that costs.
 
 Also the dashboard process's CPU over each phase (utime + stime from /proc/PID/stat, as a
 percentage of one core), its RSS (VmRSS) at the end of each phase and its peak (VmHWM),
-the broker's CPU and this process's (the tables: the load generator, which shares the
-machine's cores with everything else).
+the broker's CPU, the browser's (the driver's process tree: the page's share of the
+machine) and this process's (the tables: the load generator, which shares the machine's
+cores with everything else).
 
 Prints one JSON object; exits 1 with one line when Mosquitto, the dashboard or Chromium
 cannot be started.
@@ -286,6 +287,34 @@ def hwm_mb(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (a browser's renderer, GPU and utility
+    processes under its driver)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            stat = (entry / "stat").read_text()
+            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        todo.extend(children.get(current, []))
+    return out
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of ``pid`` and its descendants alive now."""
+    total = 0.0
+    for member in descendants(pid):
+        with contextlib.suppress(OSError):
+            total += common.cpu_s(member)
+    return total
 
 
 def _last_line(log: Path) -> str:
@@ -554,9 +583,11 @@ class Probe:
     cpu: dict[str, float]
 
     @classmethod
-    def take(cls, pids: dict[str, int]) -> Probe:
-        """Read them now."""
-        return cls(time.time(), {name: common.cpu_s(pid) for name, pid in pids.items()})
+    def take(cls, pids: dict[str, int], browser: int) -> Probe:
+        """Read them now (``browser``: the driver, whose process tree is the browser)."""
+        cpu = {name: common.cpu_s(pid) for name, pid in pids.items()}
+        cpu["browser"] = tree_cpu_s(browser)
+        return cls(time.time(), cpu)
 
     def pct_since(self, start: Probe) -> dict[str, float]:
         """Each process's CPU since ``start`` as a percentage of one core."""
@@ -593,6 +624,7 @@ def phase_figures(
         "dashboard_cpu_pct": cpu["dashboard"],
         "broker_cpu_pct": cpu["broker"],
         "tables_cpu_pct": cpu["tables"],
+        "browser_cpu_pct": cpu["browser"],
     }
 
 
@@ -612,19 +644,20 @@ async def run(
                 await asyncio.to_thread(driver.get, url)
                 await asyncio.to_thread(driver.execute_script, OBSERVER_JS)
                 pids = {"dashboard": dash_pid, "broker": broker_pid, "tables": os.getpid()}
+                browser = driver.service.process.pid
                 with timed_states(sent), nodelay:
                     parlor = await start_tables(tables, broker_port, tmp, f"bench{os.getpid()}")
                     try:
                         await _page_shows(driver, parlor)
                         await asyncio.sleep(SETTLE_S)
                         offset, slack = await asyncio.to_thread(calibrate, driver)
-                        human0 = Probe.take(pids)
+                        human0 = Probe.take(pids, browser)
                         await asyncio.sleep(human_s)
-                        human1 = Probe.take(pids)
+                        human1 = Probe.take(pids, browser)
                         rss_human = common.rss_mb(dash_pid)
                         set_pace(parlor, 0.0)
                         await asyncio.sleep(bot_s)
-                        bot1 = Probe.take(pids)
+                        bot1 = Probe.take(pids, browser)
                         rss_bot = common.rss_mb(dash_pid)
                         for table in parlor:
                             assert table.sim.bots is not None
