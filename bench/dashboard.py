@@ -528,10 +528,10 @@ class Table:
 @contextlib.contextmanager
 def nodelay_tables() -> Iterator[None]:
     """The tables' MQTT clients made from here on set ``TCP_NODELAY`` on their socket."""
-    from tablectl import mqtt
+    from aiomqtt import Client
 
     option = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    with mock.patch.object(mqtt, "Client", functools.partial(mqtt.Client, socket_options=[option])):
+    with mock.patch("tablectl.mqtt.Client", functools.partial(Client, socket_options=[option])):
         yield
 
 
