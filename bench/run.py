@@ -11,12 +11,15 @@ games per preset (all ten / five presets) in process and over a pty, and 20,000 
 pipelined score-page presses; footprint 1,000 / 10
 games against one ``tablectl run`` process; soak 1,000 / 3 seeded games under faults (the
 quick soak fires the one-shot faults more often, every 6 / 5 / 12 hands for unplug /
-kill -9 / reboot, so that each kind happens, and gives a game 45 s).
+kill -9 / reboot, so that each kind happens, and gives a game 45 s); dashboard 20 tables,
+60 / 10 s at human pace then as many at bot speed (it needs Mosquitto and Chromium;
+without them its figures are null and ``details.dashboard.error`` says why).
 
 The headline keys are the issue's: ``latency_p99_us``, ``echo_p99_us``, ``latency_ratio``,
 ``games_per_s``, ``line_rate_multiple``, ``rss_mb_start``, ``rss_mb_after``,
-``start_to_display_s``, ``soak_games``, ``soak_mismatches``; each benchmark's own JSON is
-under ``details``.
+``start_to_display_s``, ``soak_games``, ``soak_mismatches``, and the parlor dashboard's
+``dashboard_human_p99_ms``, ``dashboard_bot_p99_ms``, ``dashboard_human_cpu_pct``,
+``dashboard_rss_mb``; each benchmark's own JSON is under ``details``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import time
 from typing import Any
 
 import _common as common
+import dashboard
 import footprint
 import latency
 import soak
@@ -52,6 +56,8 @@ QUICK = {
     "soak_workers": 1,
     "idle_s": 10.0,
     "starts": 5,
+    "dashboard_tables": 20,
+    "dashboard_phase_s": 10.0,
 }
 FULL = {
     "presses": 10000,
@@ -66,6 +72,8 @@ FULL = {
     "soak_workers": 2,
     "idle_s": 60.0,
     "starts": 5,
+    "dashboard_tables": 20,
+    "dashboard_phase_s": 60.0,
 }
 
 
@@ -102,6 +110,13 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
         )
     )
     timings["soak_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    phase_s = sizes["dashboard_phase_s"]
+    try:
+        dash = asyncio.run(dashboard.run(sizes["dashboard_tables"], phase_s, phase_s))
+    except dashboard.CannotStart as exc:
+        dash = {"error": str(exc)}
+    timings["dashboard_s"] = time.perf_counter() - t0
     pipelined = thr["pipelined"] or {}
     cpu_us = pipelined.get("daemon_cpu_us_per_press")
     return {
@@ -130,6 +145,10 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
         "start_to_display_cold_s": start["start_to_display_cold_s"],
         "soak_games": soaked["soak_games"],
         "soak_mismatches": soaked["soak_mismatches"],
+        "dashboard_human_p99_ms": dash.get("human_p99_ms"),
+        "dashboard_bot_p99_ms": dash.get("bot_p99_ms"),
+        "dashboard_human_cpu_pct": dash.get("human_cpu_pct"),
+        "dashboard_rss_mb": dash.get("rss_mb_peak"),
         "machine": common.machine(),
         "timings_s": {k: round(v, 1) for k, v in timings.items()},
         "details": {
@@ -138,6 +157,7 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
             "footprint": foot,
             "startup": start,
             "soak": common.rounded(soaked, 2),
+            "dashboard": dash,
         },
     }
 

@@ -321,3 +321,33 @@ def test_the_page_shows_the_parlor_live(
     assert not browser.find_elements(By.CSS_SELECTOR, 'li.alert[data-alert="a7"]')
     # Sessions do not survive a restart: staff log in again.
     assert "log in to acknowledge" in _text(browser, 'li.alert[data-alert="offline-t1"]')
+
+
+def test_an_update_redraws_only_its_tables_card(
+    browser: Any, rig: tuple[Tables, Dashboard]
+) -> None:
+    """A busy parlor sends tens of updates a second, most about one table: the other cards
+    stay the same elements (selected text, focus and the page's work are kept)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    tables, dashboard = rig
+    for table in ("t1", "t2"):
+        tables.publish(table, "availability", "online", retain=True)
+        tables.publish(table, "state", state(table), retain=True)
+    dashboard.start()
+    browser.get(dashboard.url)
+    score = '[data-table="t1"] .seat[data-seat="0"] .score'
+    _wait(browser, "both tables", lambda d: _text(d, score) and _text(d, ".card[data-table=t2]"))
+    t1 = browser.find_element(By.CSS_SELECTOR, '.card[data-table="t1"]')
+    t2 = browser.find_element(By.CSS_SELECTOR, '.card[data-table="t2"]')
+    tables.publish("t1", "state", state("t1", scores=[33000, 24000, 18000, 25000]), retain=True)
+    _wait(browser, "t1's new score", lambda d: _text(d, score) == "33,000")
+    assert t2.get_attribute("data-table") == "t2"  # the same element: not redrawn
+    with pytest.raises(StaleElementReferenceException):
+        t1.get_attribute("data-table")  # redrawn
+    # A new language redraws every card.
+    browser.find_element(By.ID, "lang").click()
+    _wait(browser, "Japanese labels", lambda d: _text(d, "h1") == "卓一覧")
+    with pytest.raises(StaleElementReferenceException):
+        t2.get_attribute("data-table")

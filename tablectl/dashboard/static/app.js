@@ -88,6 +88,9 @@ if (!(lang in I18N)) lang = "en";
 let detail = null;
 let source = null;
 let pending = false;
+// What is on the page, so that a render rebuilds only what changed: a busy parlor sends
+// tens of updates a second, most of them about one table.
+const drawn = { cards: new Map(), alerts: null, detail: null, games: null };
 
 function t(key, ...args) {
   let text = I18N[lang][key];
@@ -163,10 +166,15 @@ function schedule() {
   requestAnimationFrame(() => { pending = false; render(); });
 }
 
+// Setting the same text still replaces the node's children: leave it when nothing changed.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 function render() {
   document.documentElement.lang = lang;
-  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
-  $("lang").textContent = lang === "ja" ? "English" : "日本語";
+  for (const node of document.querySelectorAll("[data-i18n]")) setText(node, t(node.dataset.i18n));
+  setText($("lang"), lang === "ja" ? "English" : "日本語");
   $("lang").setAttribute("lang", lang === "ja" ? "en" : "ja");
   renderStatus();
   renderAlerts();
@@ -179,8 +187,8 @@ function renderStatus() {
   const status = $("stream");
   const state = !model.stream ? "down" : model.broker ? "up" : "warn";
   status.className = `status ${state}`;
-  status.textContent = !model.stream ? t("connecting") : model.broker ? t("live") : t("broker_down");
-  $("who").textContent = me.user || "";
+  setText(status, !model.stream ? t("connecting") : model.broker ? t("live") : t("broker_down"));
+  setText($("who"), me.user || "");
   $("login-open").hidden = Boolean(me.user) && (me.staff || !me.login_needed);
   $("logout").hidden = !me.user || !me.login_needed;
 }
@@ -196,7 +204,12 @@ function allAlerts() {
 
 function renderAlerts() {
   const list = $("alerts");
-  const items = allAlerts().map(({ alert, table }) => {
+  const alerts = allAlerts();
+  const shown = JSON.stringify([lang, me.staff, alerts.map(({ alert, table }) => [
+    table.table, alert, seatLabel(table, alert.seat), agoText(alert.since)])]);
+  if (shown === drawn.alerts) return;
+  drawn.alerts = shown;
+  const items = alerts.map(({ alert, table }) => {
     const where = seatLabel(table, alert.seat);
     let action;
     if (alert.ack) {
@@ -224,11 +237,30 @@ function renderAlerts() {
   $("no-alerts").hidden = items.length > 0;
 }
 
+// A card is rebuilt when its table's data (a new object with each update), the language
+// or the selection changed; the others stay as they are in the page.
 function renderTables() {
-  const cards = [...model.tables.values()]
-    .sort((a, b) => a.table.localeCompare(b.table, "en", { numeric: true }))
-    .map(card);
-  $("tables").replaceChildren(...cards);
+  const tables = [...model.tables.values()]
+    .sort((a, b) => a.table.localeCompare(b.table, "en", { numeric: true }));
+  const cards = tables.map((table) => {
+    const selected = detail === table.table;
+    const kept = drawn.cards.get(table.table);
+    if (kept && kept.table === table && kept.lang === lang && kept.selected === selected) {
+      return kept.node;
+    }
+    const node = card(table);
+    drawn.cards.set(table.table, { table, lang, selected, node });
+    return node;
+  });
+  for (const id of [...drawn.cards.keys()]) if (!model.tables.has(id)) drawn.cards.delete(id);
+  const grid = $("tables");
+  const same = grid.children.length === cards.length
+    && tables.every((table, i) => grid.children[i].dataset.table === table.table);
+  if (same) {
+    cards.forEach((node, i) => { if (grid.children[i] !== node) grid.children[i].replaceWith(node); });
+  } else {
+    grid.replaceChildren(...cards);
+  }
   $("no-tables").hidden = cards.length > 0;
 }
 
@@ -294,7 +326,13 @@ function renderDetail() {
   const section = $("detail");
   const table = detail && model.tables.get(detail);
   section.hidden = !table;
-  if (!table) return;
+  if (!table) {
+    drawn.detail = null;
+    return;
+  }
+  const kept = drawn.detail;
+  if (kept && kept.table === table && kept.lang === lang && kept.staff === me.staff) return;
+  drawn.detail = { table, lang, staff: me.staff };
   $("detail-title").textContent = t("hands_of", table.table);
   const players = table.seats.length || 4;
   const headRow = el("tr", {}, el("th", {}, t("hand")), el("th", {}, t("round")),
@@ -342,6 +380,9 @@ async function command(cmd) {
 }
 
 function renderGames() {
+  const kept = drawn.games;
+  if (kept && kept.games === model.games && kept.lang === lang) return;
+  drawn.games = { games: model.games, lang };
   const rows = model.games.map((game) => {
     const when = new Date(game.at * 1000).toLocaleTimeString(lang === "ja" ? "ja-JP" : "en-GB",
       { hour: "2-digit", minute: "2-digit" });
