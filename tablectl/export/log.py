@@ -4,7 +4,9 @@
 does: a refused event is skipped) and reads every hand off the core's own tile state
 (``GameState.tiles``, docs/tiles.md "The tile tracker"): the tracker has already checked
 that each tile is where the events say, so here the accepted events are only written down
-in order, from what each one changed.
+in order, from what each one changed.  A win is scored again from its tiles
+(:func:`tablectl.tiles.checks.win_context`, :func:`tablectl.tiles.scoring.score_win`) for
+the yaku the logs list.
 
 Deltas here follow the online logs, not the replay output: what the hand's result moved
 (honba and the deposits collected included), *without* the riichi sticks and other
@@ -32,8 +34,10 @@ from tablectl.rules.state import (
     initial_state,
 )
 from tablectl.rules.wall import DEAL
-from tablectl.tiles.hand import Meld
+from tablectl.tiles import checks
+from tablectl.tiles.hand import HandScore, Meld
 from tablectl.tiles.ids import TileSet, tile_set
+from tablectl.tiles.scoring import score_win
 from tablectl.tiles.tracker import TileState
 
 __all__ = [
@@ -139,7 +143,9 @@ Action = Draw | Discard | Call | ClosedKan | AddedKan | NorthPull | RiichiAccept
 @dataclass(frozen=True, slots=True)
 class Win:
     """One winner: the hand value as entered, who paid (``source`` is the winner on a
-    tsumo), whether it is in riichi, and this win's share of the hand's deltas."""
+    tsumo), whether it is in riichi, this win's share of the hand's deltas, and the
+    scorer's reading of its tiles (``score``: the yaku; None if it found none) with whether
+    the hand was open."""
 
     seat: int
     source: int
@@ -147,6 +153,8 @@ class Win:
     hand: ev.Hand
     riichi: bool
     deltas: tuple[int, ...]
+    score: HandScore | None = None
+    opened: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,10 +327,19 @@ def _win_shares(
 def _win(
     before: GameState, hand: ev.Hand, source: int, deltas: tuple[int, ...], *, tsumo: bool
 ) -> Win:
-    """One win; the winner is in riichi once its declaration tile is out."""
-    assert before.tiles is not None
-    riichi = before.tiles.seats[hand.seat].riichi_on
-    return Win(hand.seat, source, tsumo, hand, riichi, deltas)
+    """One win, with the scorer's reading of its tiles."""
+    ctx = checks.win_context(before.rules, before, hand.seat, tsumo, None if tsumo else source)
+    score = score_win(before.rules, ctx)
+    return Win(
+        seat=hand.seat,
+        source=source,
+        tsumo=tsumo,
+        hand=hand,
+        riichi=ctx.riichi,
+        deltas=deltas,
+        score=score if isinstance(score, HandScore) else None,
+        opened=any(m.opened for m in ctx.melds),
+    )
 
 
 def _result(

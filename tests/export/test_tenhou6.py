@@ -1,17 +1,20 @@
 """The tenhou.net/6 log of real games, read back by an independent reader: hand by hand
 the same deltas, start scores and final scores as ``tablectl replay``, every seat's tiles
-those the rules core's tile tracker ended the hand with; and what the exporter refuses."""
+those the rules core's tile tracker ended the hand with, the yaku adding up to the han
+written; and what the exporter refuses."""
 
 from __future__ import annotations
 
 import functools
 import json
+import re
 from collections import Counter
 from typing import Any
 
 import pytest
 
-from tablectl.export import ExportError, export_text
+from tablectl.export import ExportError, export_text, game_log
+from tablectl.export.tenhou_yaku import tenhou_yaku
 from tablectl.replay import run_events
 from tablectl.rules.events import parse_event
 from tablectl.rules.loader import load_rules
@@ -19,6 +22,9 @@ from tablectl.tiles.ids import TileSet, kind, tile_set
 from tests.export import tenhou6_reader as reader
 from tests.export.games import GAME_IDS, Game, concealed, every_game, game_by_id, replayed
 from tests.export.test_golden import EVENTS, TENHOU6
+
+YAKU = re.compile(r"^(?P<name>[^()]+)\((?:(?P<han>\d+)飜|役満)\)$")
+VALUE = re.compile(r"^(?:(?P<fu>\d+)符(?P<han>\d+)飜|(?P<limit>満貫|跳満|倍満|三倍満|役満))")
 
 
 @functools.cache
@@ -100,6 +106,42 @@ def test_no_tile_shows_more_often_than_the_set_has_it(game: Game) -> None:
         assert all(seen[c] <= in_set[c] for c in seen), seen - in_set
 
 
+def test_each_win_lists_yaku_that_add_up_to_its_han(game: Game) -> None:
+    for hand in _exported(game).hands:
+        for detail in hand.details:
+            value = VALUE.match(detail[3])
+            assert value is not None, detail
+            yaku = [YAKU.match(y) for y in detail[4:]]
+            assert yaku and all(yaku), detail
+            han = [int(y["han"]) for y in yaku if y and y["han"] is not None]
+            if value["limit"] == "役満" and not han:
+                continue  # a yakuman: every yaku listed as (役満)
+            assert len(han) == len(yaku), detail
+            if value["han"] is not None:
+                assert sum(han) == int(value["han"]), detail
+            else:
+                assert sum(han) >= 5 or value["limit"] == "満貫", detail
+
+
+def test_the_yaku_listed_make_the_han_entered(game: Game) -> None:
+    """Read off the exporter's own record: each win's yaku strings against the han (or
+    yakuman) the table entered for it."""
+    log = game_log(load_rules(game.preset), game.parsed())
+    wins = [win for hand in log.hands for win in hand.result.wins]
+    for win in wins:
+        assert win.score is not None, win
+        strings = tenhou_yaku(log.rules, win.score, opened=win.opened, riichi=win.riichi)
+        han = [YAKU.match(y) for y in strings]
+        assert all(han), strings
+        counted = sum(int(m["han"]) for m in han if m and m["han"] is not None)
+        if win.hand.yakuman and all(y.endswith("(役満)") for y in strings):
+            assert len(strings) >= win.hand.yakuman, (win.hand, strings)
+        elif win.hand.yakuman:
+            assert counted >= 13, (win.hand, strings)  # counted (kazoe) yakuman
+        else:
+            assert min(counted, 13) == win.hand.han, (win.hand, strings)
+
+
 def test_the_games_cover_what_the_format_writes() -> None:
     """The games above must meet every kind of call, discard and result at least once."""
     seen: set[str] = set()
@@ -110,6 +152,8 @@ def test_the_games_cover_what_the_format_writes() -> None:
                 seen.add("double ron")
             if any(d[2] != d[0] for d in hand.details):
                 seen.add("pao")
+            if any(str(y).endswith("(役満)") for d in hand.details for y in d[4:]):
+                seen.add("yakuman")
             if hand.ura:
                 seen.add("ura")
             for seat in hand.seats:
@@ -120,7 +164,7 @@ def test_the_games_cover_what_the_format_writes() -> None:
                         seen.add("60")
     wanted = {
         *reader.ABORT_NAMES, "和了", "流局", "流し満貫", "全員不聴", "c", "p", "m", "a", "k", "r",
-        "f", "60", "double ron", "pao", "ura",
+        "f", "60", "double ron", "pao", "yakuman", "ura",
     }  # fmt: skip
     assert wanted <= seen, wanted - seen
 
