@@ -1,10 +1,12 @@
 """A game's hands as the tiles moved: the neutral record both log formats are written from.
 
 :func:`game_log` runs a game's events through the rules core (as ``tablectl replay``
-does: a refused event is skipped) and follows the tiles of every hand from the ``layout``
-the dice were followed by and the tile ids on the events (docs/tiles.md).  The wall
-tracker says which position each take came from and which dora indicators are turned;
-the little hand bookkeeping here only checks that a seat holds what it discards or melds.
+does: a refused event is skipped) and reads every hand off the core's own tile state
+(``GameState.tiles``, docs/tiles.md "The tile tracker"): the tracker has already checked
+that each tile is where the events say, so here the accepted events are only written down
+in order, from what each one changed.  A win is scored again from its tiles
+(:func:`tablectl.tiles.checks.win_context`, :func:`tablectl.tiles.scoring.score_win`) for
+the yaku the logs list.
 
 Deltas here follow the online logs, not the replay output: what the hand's result moved
 (honba and the deposits collected included), *without* the riichi sticks and other
@@ -13,7 +15,6 @@ deposits paid to the table during the hand (those show in the next hand's start 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -29,12 +30,15 @@ from tablectl.rules.state import (
     HandRecord,
     HandSettled,
     HandUndone,
-    Noted,
     Payment,
     initial_state,
 )
-from tablectl.rules.wall import DEAL, DISCARD, RINSHAN, WallState
-from tablectl.tiles.ids import TileSet, kind, kind_name, tile_set
+from tablectl.rules.wall import DEAL
+from tablectl.tiles import checks
+from tablectl.tiles.hand import HandScore, Meld
+from tablectl.tiles.ids import TileSet, tile_set
+from tablectl.tiles.scoring import score_win
+from tablectl.tiles.tracker import TileState
 
 __all__ = [
     "Action",
@@ -55,7 +59,7 @@ __all__ = [
     "hand_name",
 ]
 
-NORTH_KIND = 30
+NO_TILES = "tenhou.net/6 and mjai logs need every tile"
 
 
 class ExportError(ValueError):
@@ -139,7 +143,9 @@ Action = Draw | Discard | Call | ClosedKan | AddedKan | NorthPull | RiichiAccept
 @dataclass(frozen=True, slots=True)
 class Win:
     """One winner: the hand value as entered, who paid (``source`` is the winner on a
-    tsumo), and this win's share of the hand's deltas."""
+    tsumo), whether it is in riichi, this win's share of the hand's deltas, and the
+    scorer's reading of its tiles (``score``: the yaku; None if it found none) with whether
+    the hand was open."""
 
     seat: int
     source: int
@@ -147,6 +153,8 @@ class Win:
     hand: ev.Hand
     riichi: bool
     deltas: tuple[int, ...]
+    score: HandScore | None = None
+    opened: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,221 +204,84 @@ def hand_name(round_index: int, dealer: int, honba: int) -> str:
     return f"{name} {honba} honba" if honba else name
 
 
-def _tile_text(tile: int) -> str:
-    return f"tile {tile} ({kind_name(kind(tile))})"
-
-
 @dataclass
 class _Hand:
-    """The hand in progress: its tiles so far and the first problem found with them."""
+    """The hand in progress: where it started, the dealt tiles once the deal is done, what
+    happened since and what each seat paid to the table during it."""
 
     number: int
-    state: GameState
-    seats: int
-    layout: tuple[int, ...] | None = None
-    problem: str | None = None
-    haipai: list[list[int]] = field(default_factory=list)
-    held: list[set[int]] = field(default_factory=list)
-    pons: list[list[Call]] = field(default_factory=list)
-    drawn: list[int | None] = field(default_factory=list)
-    riichi_next: list[bool] = field(default_factory=list)
-    last_discard_at: list[int | None] = field(default_factory=list)
-    open_tile: int | None = None
+    start: GameState
+    haipai: tuple[tuple[int, ...], ...] | None = None
     actions: list[Action] = field(default_factory=list)
-    paid: list[int] = field(default_factory=list)
-    wall: WallState | None = None
-
-    def __post_init__(self) -> None:
-        n = self.seats
-        self.haipai = [[] for _ in range(n)]
-        self.held = [set() for _ in range(n)]
-        self.pons = [[] for _ in range(n)]
-        self.drawn = [None] * n
-        self.riichi_next = [False] * n
-        self.last_discard_at = [None] * n
-        self.paid = [0] * n
+    paid: tuple[int, ...] = ()
 
     @property
     def name(self) -> str:
-        start = self.state
+        start = self.start
         return f"hand {self.number} ({hand_name(start.round_index, start.dealer, start.honba)})"
 
-    def fail(self, problem: str) -> None:
-        """Keep the first problem; the hand's tiles are not followed any further."""
-        if self.problem is None:
-            self.problem = problem
-
-    def take_from(self, seat: int, tiles: Sequence[int], what: str) -> bool:
-        """Take ``tiles`` out of ``seat``'s concealed hand, or note the problem."""
-        if len(set(tiles)) != len(tiles):
-            self.fail(f"{what} by seat {seat} names one tile twice: {list(tiles)}")
-            return False
-        for tile in tiles:
-            if tile not in self.held[seat]:
-                self.fail(f"{what} by seat {seat}: seat {seat} does not hold {_tile_text(tile)}")
-                return False
-        self.held[seat].difference_update(tiles)
-        return True
+    def copy(self) -> _Hand:
+        """A copy that later actions do not change (what an undo goes back to)."""
+        return replace(self, actions=list(self.actions))
 
 
-def _check_layout(hand: _Hand, tiles: TileSet, layout: tuple[int, ...]) -> None:
-    if sorted(layout) != sorted(tiles.ids):
-        hand.fail(
-            f"the wall layout holds {len(layout)} tile ids that are not this preset's"
-            f" {len(tiles.ids)} tiles, each once"
-        )
-        return
-    hand.layout = layout
+def _own(meld: Meld) -> tuple[int, ...]:
+    """The caller's own tiles of a called meld."""
+    return tuple(t for t in meld.tiles if t != meld.called)
 
 
-def _wall_tiles(hand: _Hand, event: ev.Event, before: WallState, after: WallState) -> None:
-    """Deal, draws and replacement tiles: the positions the wall tracker marked taken."""
-    layout = hand.layout
-    assert layout is not None
-    start = len(before.taken)
-    for pos, seat in zip(after.taken[start:], after.taken_by[start:], strict=True):
-        tile = layout[pos]
-        if before.phase == DEAL:
-            hand.haipai[seat].append(tile)
-            hand.held[seat].add(tile)
-            continue
-        if isinstance(event, ev.Take) and event.tile is not None and event.tile != tile:
-            hand.fail(
-                f"seat {seat} took position {pos}, where the layout has {_tile_text(tile)},"
-                f" but read {_tile_text(event.tile)}"
-            )
-            return
-        hand.held[seat].add(tile)
-        hand.drawn[seat] = tile
-        hand.actions.append(Draw(seat, tile, rinshan=before.phase == RINSHAN))
+def _called(seat: int, kind: ev.CallKind, meld: Meld) -> Call:
+    assert meld.called is not None and meld.source is not None, meld
+    return Call(seat, kind, meld.source, meld.called, _own(meld))
 
 
-def _discard(hand: _Hand, event: ev.Discard) -> None:
-    seat = event.seat
-    if event.tile is None:
-        hand.fail(f"seat {seat}'s discard has no tile id")
-        return
-    if not hand.take_from(seat, (event.tile,), "a discard"):
-        return
-    riichi = hand.riichi_next[seat]
-    hand.riichi_next[seat] = False
-    hand.last_discard_at[seat] = len(hand.actions)
-    hand.actions.append(Discard(seat, event.tile, event.tile == hand.drawn[seat], riichi))
-    hand.drawn[seat] = None
-    hand.open_tile = event.tile
+def _moves(event: ev.Event, old: TileState, new: TileState) -> list[Action]:
+    """What an accepted event did to the tiles, read off the tracker's state after it."""
+    match event:
+        case ev.Take(seat=seat):
+            tile = new.seats[seat].drawn
+            assert tile is not None, "kantan's stand-in takes have no log form"
+            return [Draw(seat, tile, rinshan=new.draw_source == "rinshan")]
+        case ev.Discard(seat=seat):
+            river = new.seats[seat].discards[-1]
+            return [Discard(seat, river.tile, tsumogiri=river.drawn, riichi=river.riichi)]
+        case ev.Call(seat=seat, kind=kind):
+            return [_called(seat, kind, new.seats[seat].melds[-1])]
+        case ev.Kan(seat=seat, kind="closed"):
+            return [ClosedKan(seat, new.seats[seat].melds[-1].tiles)]
+        case ev.Kan(seat=seat, tiles=(tile,)):
+            melds = zip(old.seats[seat].melds, new.seats[seat].melds, strict=True)
+            pon = next(was for was, now in melds if was != now)
+            return [AddedKan(seat, tile, _called(seat, "pon", pon))]
+        case ev.North(seat=seat, tile=tile) if tile is not None:
+            return [NorthPull(seat, tile)]
+    return []
 
 
-def _same_kind(tiles: Sequence[int]) -> bool:
-    return len({kind(t) for t in tiles}) == 1
-
-
-def _is_run(tiles: Sequence[int]) -> bool:
-    kinds = sorted(kind(t) for t in tiles)
-    suited = kinds[-1] < 27 and kinds[0] // 9 == kinds[-1] // 9
-    return suited and kinds == list(range(kinds[0], kinds[0] + 3))
-
-
-def _call(hand: _Hand, event: ev.Call) -> None:
-    seat, called = event.seat, hand.open_tile
-    if called is None:  # pragma: no cover - the wall tracker refuses a call with no discard
-        hand.fail(f"seat {seat} called with no tile open to call")
-        return
-    size = 3 if event.kind == "kan" else 2
-    own = tuple(event.tiles)
-    if len(own) != size:
-        hand.fail(f"seat {seat}'s {event.kind} shows {len(own)} of its own tiles, not {size}")
-        return
-    meld = (called, *own)
-    if not (_is_run(meld) if event.kind == "chi" else _same_kind(meld)):
-        names = ", ".join(kind_name(kind(t)) for t in meld)
-        hand.fail(f"seat {seat}'s {event.kind} of {names} is no {event.kind}")
-        return
-    if not hand.take_from(seat, own, f"a {event.kind}"):
-        return
-    made = Call(seat, event.kind, event.discarder, called, own)
-    if event.kind == "pon":
-        hand.pons[seat].append(made)
-    hand.actions.append(made)
-    hand.drawn[seat] = None
-    hand.open_tile = None
-
-
-def _kan(hand: _Hand, event: ev.Kan) -> None:
-    seat, tiles = event.seat, tuple(event.tiles)
-    if event.kind == "closed":
-        if len(tiles) != 4 or not _same_kind(tiles):
-            hand.fail(f"seat {seat}'s closed kan is not four tiles of one kind: {list(tiles)}")
-            return
-        if hand.take_from(seat, tiles, "a closed kan"):
-            hand.actions.append(ClosedKan(seat, tiles))
-            hand.drawn[seat] = None
-        return
-    if len(tiles) != 1:
-        hand.fail(f"seat {seat}'s added kan names {len(tiles)} tiles, not the one added")
-        return
-    pon = next((p for p in hand.pons[seat] if kind(p.called) == kind(tiles[0])), None)
-    if pon is None:
-        hand.fail(f"seat {seat} added {_tile_text(tiles[0])} to a pon it does not have")
-        return
-    if hand.take_from(seat, tiles, "an added kan"):
-        hand.pons[seat].remove(pon)
-        hand.actions.append(AddedKan(seat, tiles[0], pon))
-        hand.drawn[seat] = None
-        hand.open_tile = tiles[0]  # robbed by chankan, if anyone
-
-
-def _north(hand: _Hand, event: ev.North) -> None:
-    seat, tile = event.seat, event.tile
-    if tile is None or kind(tile) != NORTH_KIND:
-        got = "no tile id" if tile is None else _tile_text(tile)
-        hand.fail(f"seat {seat}'s north pull has {got}")
-        return
-    if hand.take_from(seat, (tile,), "a north pull"):
-        hand.actions.append(NorthPull(seat, tile))
-        hand.drawn[seat] = None
-        hand.open_tile = tile  # a pulled north may be ponned or won on
-
-
-def _riichi(hand: _Hand, seat: int, wall: WallState | None) -> None:
-    if wall is not None and wall.phase == DISCARD and wall.turn == seat:
-        hand.riichi_next[seat] = True  # declared holding the drawn tile: the next discard
-        return
-    at = hand.last_discard_at[seat]
-    if at is None:  # pragma: no cover - the wall tracker refuses riichi before a turn
-        hand.fail(f"seat {seat} declared riichi before any discard")
-        return
+def _riichi_after_discard(hand: _Hand, seat: int) -> None:
+    """Riichi reported right after its declaration tile: mark that discard."""
+    at = max(i for i, a in enumerate(hand.actions) if isinstance(a, Discard) and a.seat == seat)
     declared = hand.actions[at]
     assert isinstance(declared, Discard)
     hand.actions[at] = replace(declared, riichi=True)
 
 
-def _tile_event(hand: _Hand, event: ev.Event, before: GameState, after: GameState) -> None:
-    """Follow one accepted event's tiles (nothing once the hand has a problem)."""
-    if hand.problem is not None:
+def _follow(hand: _Hand, event: ev.Event, before: GameState, after: GameState) -> None:
+    """Write down one accepted event of a hand with tiles (nothing for one without)."""
+    old, new, wall = before.tiles, after.tiles, before.wall
+    if old is None or new is None or wall is None:
+        return  # the layout that starts the tiles, a hand without them, or its result
+    if wall.phase == DEAL:
+        if after.wall is not None and after.wall.phase != DEAL:
+            hand.haipai = tuple(st.concealed for st in new.seats)
         return
-    wall_before, wall_after = before.wall, after.wall
-    if isinstance(event, ev.Dice | ev.Start) or wall_before is None or wall_after is None:
+    if isinstance(event, ev.Riichi):
+        st = new.seats[event.seat]
+        if st.riichi and not st.riichi_pending and not old.seats[event.seat].riichi:
+            _riichi_after_discard(hand, event.seat)
         return
-    if isinstance(event, ev.Layout):
-        _check_layout(hand, tile_set(before.rules), event.tiles)
-    elif hand.layout is None:
-        if isinstance(event, ev.Take | ev.Deal | ev.Discard | ev.Call | ev.Kan | ev.North):
-            hand.fail("it was played without tile readers (no wall layout after the dice)")
-    elif isinstance(event, ev.Take | ev.Deal):
-        _wall_tiles(hand, event, wall_before, wall_after)
-    elif isinstance(event, ev.Discard):
-        _discard(hand, event)
-    elif isinstance(event, ev.Call):
-        _call(hand, event)
-    elif isinstance(event, ev.Kan):
-        _kan(hand, event)
-    elif isinstance(event, ev.North):
-        _north(hand, event)
-    layout = hand.layout
-    if hand.problem is None and layout is not None:
-        for pos in wall_after.dora_indicators[len(wall_before.dora_indicators) :]:
-            hand.actions.append(DoraRevealed(layout[pos]))
-    hand.wall = wall_after
+    hand.actions += _moves(event, old, new)
+    hand.actions += [DoraRevealed(t) for t in new.dora[len(old.dora) :]]
 
 
 def _bare(before: GameState, honba: int) -> GameState:
@@ -453,12 +324,29 @@ def _win_shares(
     return [tuple(s) for s in shares]
 
 
+def _win(
+    before: GameState, hand: ev.Hand, source: int, deltas: tuple[int, ...], *, tsumo: bool
+) -> Win:
+    """One win, with the scorer's reading of its tiles."""
+    ctx = checks.win_context(before.rules, before, hand.seat, tsumo, None if tsumo else source)
+    score = score_win(before.rules, ctx)
+    return Win(
+        seat=hand.seat,
+        source=source,
+        tsumo=tsumo,
+        hand=hand,
+        riichi=ctx.riichi,
+        deltas=deltas,
+        score=score if isinstance(score, HandScore) else None,
+        opened=any(m.opened for m in ctx.melds),
+    )
+
+
 def _result(
     record: HandRecord, event: ev.Event, before: GameState, paid: Sequence[int]
 ) -> HandResult:
     total = tuple(d - p for d, p in zip(record.deltas, paid, strict=True))
     detail = record.detail
-    riichi = {*before.riichi, *([] if before.pending_riichi is None else [before.pending_riichi])}
     if record.result == "ron":
         assert isinstance(event, ev.Ron)
         winners = [int(s) for s in detail["winners"]]
@@ -466,16 +354,14 @@ def _result(
         hands = {h.seat: h for h in event.winners}
         shares = _win_shares(before, event, winners, total)
         wins = tuple(
-            Win(seat, source, False, hands[seat], seat in riichi, share)
+            _win(before, hands[seat], source, share, tsumo=False)
             for seat, share in zip(winners, shares, strict=True)
         )
         return HandResult("ron", total, wins=wins)
     if record.result == "tsumo":
         assert isinstance(event, ev.Tsumo)
         seat = event.hand.seat
-        return HandResult(
-            "tsumo", total, wins=(Win(seat, seat, True, event.hand, seat in riichi, total),)
-        )
+        return HandResult("tsumo", total, wins=(_win(before, event.hand, seat, total, tsumo=True),))
     if record.result == "draw":
         return HandResult(
             "draw",
@@ -488,22 +374,14 @@ def _result(
     return HandResult("chombo", total, reason=str(detail.get("reason", "")))
 
 
-def _settle(
-    hand: _Hand, record: HandRecord, event: ev.Event, before: GameState, tiles: TileSet
-) -> HandLog:
-    if hand.problem is not None:
+def _settle(hand: _Hand, record: HandRecord, event: ev.Event, before: GameState) -> HandLog:
+    tiles = before.tiles
+    if tiles is None:
         raise ExportError(
-            f"{hand.name}: {hand.problem}; tenhou.net/6 and mjai logs need every tile"
+            f"{hand.name}: it was played without tile readers (no wall layout after the"
+            f" dice); {NO_TILES}"
         )
-    wall = hand.wall
-    layout = hand.layout
-    if wall is None or layout is None:
-        raise ExportError(f"{hand.name}: it was played without tile readers (no wall layout)")
-    result = _result(record, event, before, hand.paid)
-    dora = tuple(layout[p] for p in wall.dora_indicators)
-    # Ura indicators lie under the dora indicators (the bottom tile of the same stack).
-    ura = tuple(layout[p + 1] for p in wall.dora_indicators)
-    start = hand.state
+    start = hand.start
     deposit = start.rules.scoring.riichi_deposit
     return HandLog(
         round_index=start.round_index,
@@ -511,11 +389,12 @@ def _settle(
         honba=start.honba,
         sticks=start.kyoutaku // deposit if deposit else 0,
         scores=start.scores,
-        haipai=tuple(tuple(h) for h in hand.haipai),
+        # A hand ended during the deal (a chombo) shows the tiles dealt so far.
+        haipai=hand.haipai or tuple(st.concealed for st in tiles.seats),
         actions=tuple(hand.actions),
-        dora=dora,
-        ura=ura,
-        result=result,
+        dora=tiles.dora,
+        ura=tiles.ura,
+        result=_result(record, event, before, hand.paid),
     )
 
 
@@ -524,10 +403,10 @@ def game_log(
 ) -> GameLog:
     """The settled hands of a game from its events (a leading ``start`` is ignored).
 
-    Raises :class:`ExportError` naming the hand when a settled hand cannot be written
-    with its tiles: played without tile readers, a discard or meld without tile ids, a
-    tile a seat does not hold.  Kantan (own walls, calls on one's own turn) has no form
-    in these logs.  A hand still in progress at the end of the events is left out.
+    Raises :class:`ExportError` naming the hand when a settled hand was played without
+    tile readers (no dice and layout: the core then knows no tiles).  Kantan (own walls,
+    calls on one's own turn) has no form in these logs.  A hand still in progress at the
+    end of the events is left out.
     """
     if rules.wall.own_walls:
         raise ExportError(
@@ -537,12 +416,11 @@ def game_log(
     players = rules.players
     if names is not None and len(names) != players:
         raise ExportError(f"{len(names)} player names for a {players}-player game")
-    tiles = tile_set(rules)
     state = initial_state(rules)
     hands: list[HandLog] = []
     hand: _Hand | None = None
-    count = 0
     undo_to: _Hand | None = None
+    count = 0
     for event in events:
         if isinstance(event, ev.Start):
             continue
@@ -551,22 +429,18 @@ def game_log(
             continue  # refused: changes nothing, as in a replay
         if isinstance(event, ev.Dice) and state.wall is None and after.wall is not None:
             count += 1
-            hand = _Hand(number=count, state=state, seats=players)
+            hand = _Hand(number=count, start=state, paid=(0,) * players)
         if hand is not None and any(isinstance(e, HandSettled) for e in effects):
-            undo_to = copy.deepcopy(hand)
+            # An undo goes back to the state before this event: so does the hand.
+            undo_to = hand.copy()
         for effect in effects:
-            if hand is None:
-                break
-            if isinstance(effect, Payment):
-                hand.paid = [p + d for p, d in zip(hand.paid, effect.deltas, strict=True)]
-                if effect.reason == "riichi" and hand.problem is None:
+            if hand is not None and isinstance(effect, Payment):
+                hand.paid = tuple(p + d for p, d in zip(hand.paid, effect.deltas, strict=True))
+                if effect.reason == "riichi":
                     seat = next(i for i, d in enumerate(effect.deltas) if d < 0)
                     hand.actions.append(RiichiAccepted(seat))
-            elif isinstance(effect, Noted) and effect.what == "riichi" and hand.problem is None:
-                assert isinstance(event, ev.Riichi)
-                _riichi(hand, event.seat, state.wall)
         if hand is not None:
-            _tile_event(hand, event, state, after)
+            _follow(hand, event, state, after)
         for effect in effects:
             if isinstance(effect, HandSettled):
                 if hand is None:
@@ -574,9 +448,9 @@ def game_log(
                     name = hand_name(state.round_index, state.dealer, state.honba)
                     raise ExportError(
                         f"hand {count} ({name}): it was played without tile readers (no dice"
-                        " and wall layout); tenhou.net/6 and mjai logs need every tile"
+                        f" and wall layout); {NO_TILES}"
                     )
-                hands.append(_settle(hand, effect.record, event, state, tiles))
+                hands.append(_settle(hand, effect.record, event, state))
                 hand = None
             elif isinstance(effect, HandUndone):
                 hands.pop()
@@ -585,7 +459,7 @@ def game_log(
     default = [f"seat {i}" for i in range(players)]
     return GameLog(
         rules=rules,
-        tiles=tiles,
+        tiles=tile_set(rules),
         names=tuple(names) if names is not None else tuple(default),
         hands=tuple(hands),
         final=state.final,

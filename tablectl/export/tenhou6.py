@@ -6,8 +6,9 @@ has no gold).  Each hand is ``[[kyoku, honba, sticks], scores, dora, ura]``, the
 seat its 13 dealt tiles, its takes (draws; ``c``/``p``/``m`` call strings, the marker's
 place saying who the tile came from) and its discards (60 = the tile just drawn, ``r``
 for the riichi tile, ``a``/``k`` for closed and added kans, ``f44`` for a north pulled,
-0 after an open kan), then the result.  Three-player games keep four seats with the
-fourth empty, as tenhou.net's own three-player logs do.  See docs/tiles.md, "Game logs".
+0 after an open kan), then the result (each winner's yaku in Japanese with their han, as
+tenhou.net lists them).  Three-player games keep four seats with the fourth empty, as
+tenhou.net's own three-player logs do.  See docs/tiles.md, "Game logs".
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tablectl.export.log import (
     NorthPull,
     Win,
 )
+from tablectl.export.tenhou_yaku import tenhou_yaku
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
@@ -104,6 +106,12 @@ def _point_text(rules: HouseRules, win: Win, dealer: int) -> str:
     return f"{value.fu}符{value.han}飜{points}"
 
 
+def _yaku(rules: HouseRules, win: Win) -> list[str]:
+    if win.score is None:
+        return []
+    return tenhou_yaku(rules, win.score, opened=win.opened, riichi=win.riichi)
+
+
 def _padded(values: tuple[int, ...]) -> list[int]:
     return list(values) + [0] * (SEATS - len(values))
 
@@ -114,9 +122,10 @@ def _result(rules: HouseRules, hand: HandLog) -> list[Any]:
         out: list[Any] = ["和了"]
         for win in result.wins:
             pao = win.hand.pao if win.hand.pao is not None else win.seat
+            yaku = _yaku(rules, win)
             out += [
                 _padded(win.deltas),
-                [win.seat, win.source, pao, _point_text(rules, win, hand.dealer)],
+                [win.seat, win.source, pao, _point_text(rules, win, hand.dealer), *yaku],
             ]
         return out
     if result.kind == "abort":

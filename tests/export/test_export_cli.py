@@ -15,8 +15,8 @@ from tablectl.rules.core import step
 from tablectl.rules.events import parse_event
 from tablectl.rules.loader import load_rules
 from tablectl.rules.state import initial_state
+from tests.export.games import Game, generated
 from tests.export.test_golden import EVENTS
-from tests.export.tilegame import Game, play
 
 T0 = 1_714_500_000.0
 NAMES = ["Aoi", "Ben", "Chie", "Dan"]
@@ -37,11 +37,10 @@ def journal_game(journal: Journal, game: Game, names: list[str], *, game_id: str
 @pytest.fixture(scope="module")
 def games() -> dict[str, Game]:
     """A finished four-player game, a finished three-player one, one still playing."""
-    unfinished = Game("tenhou", events=list(EVENTS[:5]))
     return {
-        "aaaa1111": play("ariari", 5),
-        "bbbb2222": play("jboy-sanma", 6),
-        "cccc3333": unfinished,
+        "aaaa1111": generated("ariari", 21),
+        "bbbb2222": generated("jboy-sanma", 41),
+        "cccc3333": Game("unfinished", "tenhou", tuple(EVENTS[:5])),
     }
 
 
@@ -62,9 +61,7 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 
 def _expected(game: Game, fmt: str, names: list[str]) -> str:
-    rules = load_rules(game.preset)
-    events = [parse_event(e) for e in game.events]
-    return export_text(fmt, rules, events, names, ("x", "y"))
+    return export_text(fmt, load_rules(game.preset), game.parsed(), names, ("x", "y"))
 
 
 def test_tenhou6_of_the_last_finished_game_by_default(

@@ -1,16 +1,19 @@
 """One hand written out by hand, in both formats, to the character.
 
 Tenhou preset (red 5m, 5p, 5s are ids 16, 52, 88). The layout puts tile id p at wall
-position p, so with dice 3+4 the draw starts at position 82 (seat 2's wall after seven
-stacks, docs/wall.md) and the deal gives seat 0 positions 82-85, 98-101, 46-49 and 62,
-seat 1 86-89, 34-37, 50-53, 63, seat 2 90-93, 38-41, 54-57, 64, seat 3 94-97, 42-45,
-58-61, 65. The dora indicator is position 76 (2s), its ura 77 (2s).
+position p, but for ids 0 (1m) and 66 (8p), which trade places. With dice 3+4 the draw
+starts at position 82 (seat 2's wall after seven stacks, docs/wall.md) and the deal gives
+seat 0 positions 82-85, 98-101, 46-49 and 62, seat 1 86-89, 34-37, 50-53, 63, seat 2
+90-93, 38-41, 54-57, 64, seat 3 94-97, 42-45, 58-61, 65: every seat six pairs and a
+single, tenpai for seven pairs. The live wall goes on at 66, 67, 0, 1, ...; the dora
+indicator is position 76 (2s), its ura 77 (2s).
 
-Seat 0 draws 8p (66) and discards 7p (62); seat 3 pons it with 60, 61 (a pon from the
-player on its right: the marker stands last, ``2727p27``) and discards 8p (65);
-seat 0 draws 8p (67) and declares riichi with it; seat 1 draws 1m (0) and discards 7p
-(63); seat 2 chis it with 6p (56) and 8p (64), discards 2p (40); seat 3 draws 1m (1) and
-discards it; seat 0 rons: 2 han 40 fu, the dealer's 3900, plus its own stick back.
+Seat 0 draws 1m (0, at position 66) and discards 7p (62), waiting on 1m; seat 3 pons it
+with 60, 61 (a pon from the player on its right: the marker stands last, ``2727p27``)
+and discards 8p (65); seat 0 draws 8p (67) and declares riichi with it; seat 1 draws 8p
+(66, at position 0) and discards 7p (63); seat 2 chis it with 6p (56) and 8p (64),
+discards 2p (40); seat 3 draws 1m (1) and discards it; seat 0 rons: riichi, seven pairs,
+dora 2 (3s3s), ura 2: 7 han, the dealer's haneman 18000, plus its own stick back.
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ from tablectl.rules.events import parse_event
 from tablectl.rules.loader import load_rules
 from tablectl.tiles.ids import tile_set
 
+LAYOUT = [66, *range(1, 66), 0, *range(67, 136)]
+
 EVENTS: list[dict[str, Any]] = [
     {"type": "dice", "dice": [3, 4]},
-    {"type": "layout", "tiles": list(range(136))},
+    {"type": "layout", "tiles": LAYOUT},
     {"type": "deal"},
-    {"type": "take", "seat": 0, "pos": 66, "tile": 66},
+    {"type": "take", "seat": 0, "pos": 66, "tile": 0},
     {"type": "discard", "seat": 0, "tile": 62},
     {"type": "call", "seat": 3, "kind": "pon", "from": 0, "tiles": [60, 61]},
     {"type": "discard", "seat": 3, "tile": 65},
@@ -44,7 +49,7 @@ EVENTS: list[dict[str, Any]] = [
     {"type": "discard", "seat": 2, "tile": 40},
     {"type": "take", "seat": 3, "pos": 1},
     {"type": "discard", "seat": 3, "tile": 1},
-    {"type": "ron", "from": 3, "winners": [{"seat": 0, "han": 2, "fu": 40}]},
+    {"type": "ron", "from": 3, "winners": [{"seat": 0, "han": 7, "fu": 25}]},
 ]
 
 TENHOU6 = {
@@ -58,10 +63,10 @@ TENHOU6 = {
             [32],
             [32],
             [23, 23, 24, 24, 27, 33, 33, 34, 34, 37, 37, 38, 38],
-            [28, 28],
+            [11, 28],
             [27, "r60"],
             [19, 19, 21, 21, 24, 24, 25, 52, 27, 34, 34, 35, 53],
-            [11],
+            [28],
             [27],
             [21, 21, 22, 22, 25, 25, 26, 26, 28, 35, 35, 36, 36],
             ["c272628"],
@@ -69,7 +74,11 @@ TENHOU6 = {
             [22, 22, 23, 23, 26, 26, 27, 27, 28, 36, 36, 37, 37],
             ["2727p27", 11],
             [28, 60],
-            ["和了", [4900, 0, 0, -3900], [0, 3, 0, "40符2飜3900点"]],
+            [
+                "和了",
+                [19000, 0, 0, -18000],
+                [0, 3, 0, "跳満18000点", "立直(1飜)", "七対子(2飜)", "ドラ(2飜)", "裏ドラ(2飜)"],
+            ],
         ]
     ],
 }
@@ -92,7 +101,7 @@ MJAI = [
             ["2p", "2p", "3p", "3p", "6p", "6p", "7p", "7p", "8p", "6s", "6s", "7s", "7s"],
         ],
     },
-    {"type": "tsumo", "actor": 0, "pai": "8p"},
+    {"type": "tsumo", "actor": 0, "pai": "1m"},
     {"type": "dahai", "actor": 0, "pai": "7p", "tsumogiri": False},
     {"type": "pon", "actor": 3, "target": 0, "pai": "7p", "consumed": ["7p", "7p"]},
     {"type": "dahai", "actor": 3, "pai": "8p", "tsumogiri": False},
@@ -100,13 +109,19 @@ MJAI = [
     {"type": "reach", "actor": 0},
     {"type": "dahai", "actor": 0, "pai": "8p", "tsumogiri": True},
     {"type": "reach_accepted", "actor": 0},
-    {"type": "tsumo", "actor": 1, "pai": "1m"},
+    {"type": "tsumo", "actor": 1, "pai": "8p"},
     {"type": "dahai", "actor": 1, "pai": "7p", "tsumogiri": False},
     {"type": "chi", "actor": 2, "target": 1, "pai": "7p", "consumed": ["6p", "8p"]},
     {"type": "dahai", "actor": 2, "pai": "2p", "tsumogiri": False},
     {"type": "tsumo", "actor": 3, "pai": "1m"},
     {"type": "dahai", "actor": 3, "pai": "1m", "tsumogiri": True},
-    {"type": "hora", "actor": 0, "target": 3, "deltas": [4900, 0, 0, -3900], "ura_markers": ["2s"]},
+    {
+        "type": "hora",
+        "actor": 0,
+        "target": 3,
+        "deltas": [19000, 0, 0, -18000],
+        "ura_markers": ["2s"],
+    },
     {"type": "end_kyoku"},
     {"type": "end_game"},
 ]

@@ -1,6 +1,6 @@
-"""The mjai log of simulated tile games: every line has an mjai event's shape, each seat's
-tsumo / dahai / call sequence holds together and ends with the tiles the seat held, and
-the deltas give ``tablectl replay``'s hand by hand."""
+"""The mjai log of real games: every line has an mjai event's shape, each seat's tsumo /
+dahai / call sequence holds together and ends with the tiles the rules core's tile tracker
+ended the hand with, and the deltas give ``tablectl replay``'s hand by hand."""
 
 from __future__ import annotations
 
@@ -13,12 +13,9 @@ from typing import Any
 import pytest
 
 from tablectl.export import export_text
-from tablectl.replay import run_events
-from tablectl.rules.events import parse_event
 from tablectl.rules.loader import load_rules
 from tablectl.tiles.ids import TileSet, kind, tile_set
-from tests.export.test_tenhou6 import GAMES
-from tests.export.tilegame import Game, play
+from tests.export.games import GAME_IDS, Game, concealed, game_by_id, generated, replayed
 
 TILE = re.compile(r"^(?:[1-9][mps]|5[mps]r|[ESWNPFC])$")
 STICK = 1000
@@ -104,17 +101,16 @@ def _name(tile: int, preset: str) -> str:
     return f"{k % 9 + 1}{'mps'[k // 9]}{red}"
 
 
+@functools.cache
 def _lines(game: Game) -> list[dict[str, Any]]:
-    rules = load_rules(game.preset)
-    text = export_text("mjai", rules, [parse_event(e) for e in game.events])
+    text = export_text("mjai", load_rules(game.preset), game.parsed())
     assert text.endswith("\n")
     return [json.loads(line) for line in text.splitlines()]
 
 
-@pytest.fixture(scope="module", params=GAMES, ids=[f"{p}-{s}" for p, s in GAMES])
+@pytest.fixture(scope="module", params=GAME_IDS)
 def game(request: pytest.FixtureRequest) -> Game:
-    preset, seed = request.param
-    return play(preset, seed)
+    return game_by_id(request.param)
 
 
 def test_every_line_has_the_shape_of_its_event(game: Game) -> None:
@@ -196,25 +192,25 @@ class _Seats:
 
 
 def test_each_seats_tiles_hold_together_to_the_end_of_the_hand(game: Game) -> None:
-    hands = _hands(_lines(game))
-    assert len(hands) == len(game.concealed)
-    for lines, held in zip(hands, game.concealed, strict=True):
+    hands, held = _hands(_lines(game)), concealed(game)
+    assert len(hands) == len(held)
+    for lines, tiles in zip(hands, held, strict=True):
         seats = _Seats(lines[0])
         for previous, line in zip(lines, lines[1:], strict=False):
             seats.line(line, previous)
         assert lines[-1]["type"] == "end_kyoku"
-        for seat, tiles in enumerate(held):
-            expected = Counter(_name(t, game.preset) for t in tiles)
+        for seat, own in enumerate(tiles):
+            expected = Counter(_name(t, game.preset) for t in own)
             assert +seats.held[seat] == expected, seat
 
 
 def test_deltas_and_reach_sticks_give_the_replay_deltas(game: Game) -> None:
     rules = load_rules(game.preset)
-    replayed = run_events(rules, [(n, parse_event(e)) for n, e in enumerate(game.events, 1)])
+    replay = replayed(game)
     hands = _hands(_lines(game))
-    assert len(hands) == len(replayed.hands)
+    assert len(hands) == len(replay.hands)
     scores = [rules.game.start_points] * rules.players
-    for lines, expected in zip(hands, replayed.hands, strict=True):
+    for lines, expected in zip(hands, replay.hands, strict=True):
         assert lines[0]["scores"] == scores
         total = [0] * rules.players
         for line in lines:
@@ -224,11 +220,11 @@ def test_deltas_and_reach_sticks_give_the_replay_deltas(game: Game) -> None:
                 total[line["actor"]] -= STICK
         assert total == expected["deltas"]
         scores = [s + d for s, d in zip(scores, total, strict=True)]
-    assert scores == list(replayed.state.scores)
+    assert scores == list(replay.state.scores)
 
 
 def test_a_three_player_game_is_written_with_three_seats() -> None:
-    lines = _lines(play("sanma-free", 52))
+    lines = _lines(generated("sanma-free", 51))
     start = next(line for line in lines if line["type"] == "start_kyoku")
     assert len(start["tehais"]) == len(start["scores"]) == 3
     assert any(line["type"] == "nukidora" for line in lines)
