@@ -1,10 +1,14 @@
-"""A table that reads its tiles: the seat zones and their SeatTiles snapshots, the 1.2
-host that gets no snapshots, a reader fault, the control interface."""
+"""A table that reads its tiles: the seat zones and their SeatTiles snapshots, the layouts
+against the takes, the 1.2 host that gets no snapshots, a reader fault, and whole games
+with the daemon in which the bots play the tiles they hold."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -14,12 +18,16 @@ from firmware_bridge.messages import (
     Fault,
     FaultClear,
     FaultCode,
+    KeyPress,
+    Message,
     SeatTiles,
     StatusRequest,
     TableStatus,
     WallAction,
     WallCommand,
+    WallLayout,
     WallStatus,
+    WallTake,
     Zone,
 )
 from hw_sim import SimTable
@@ -27,6 +35,8 @@ from hw_sim.__main__ import build_parser, readers
 from hw_sim.control import ControlServer
 from hw_sim.wall import tile_name
 from hw_sim.zones import TableZones
+from tablectl.rules.loader import load_rules
+from tablectl.tiles.ids import tile_set
 from tests.sim.test_autoplay import frames, patient_link, play  # noqa: F401
 from tests.sim.test_firmware import expect, shuffle, table_and_host
 
@@ -225,3 +235,94 @@ def test_the_cli_tile_reader_is_a_table_that_reads_every_tile() -> None:
         "tile_reader": False, "wall_reader": True, "seat_reader": False
     }  # fmt: skip
     assert not any(readers(parse(["serve", "--pty"])).values())
+
+
+# --- whole games ---------------------------------------------------------------------------
+
+
+def check_tiles(events: Sequence[Message], preset: str) -> dict[str, int]:
+    """Follow every hand of a game as the table reported it and check the readers agree:
+    each layout is a shuffle of the preset's set, each take's tile is the layout's at that
+    position and enters the taker's hand, snapshots keep the protocol's order, every tile
+    is in one place at a time and came out of the wall or another zone. Counts returned."""
+    house = load_rules(preset)
+    ids = sorted(tile_set(house).ids)
+    per = 34 if house.players == 4 else 36
+    zones: dict[tuple[int, Zone], list[int]] = {
+        (s, z): [] for s in range(house.players) for z in Zone
+    }
+    walls: dict[int, tuple[int, ...]] = {}
+    layout: list[int] = []
+    wall_tiles: set[int] = set()
+    out: set[int] = set()  # tiles that left the wall this hand
+    counts = {"hands": 0, "takes": 0, "snapshots": 0, "discards": 0, "red_in_hands": 0}
+    pending: int | None = None  # the tile a take reported, due in the taker's hand
+    for msg in events:
+        if isinstance(msg, WallLayout):
+            if len(walls) == house.players:
+                walls = {}
+            walls[msg.wall] = msg.tiles
+            if len(walls) == house.players:
+                assert all(not tiles for tiles in zones.values()), "zones not empty at a shuffle"
+                layout = [t for w in range(house.players) for t in walls[w]]
+                assert sorted(layout) == ids and all(len(walls[w]) == per for w in walls)
+                wall_tiles, out = set(layout), set()
+                counts["hands"] += 1
+        elif isinstance(msg, WallTake):
+            assert msg.tile == layout[msg.position]
+            pending = msg.tile
+            counts["takes"] += 1
+        elif isinstance(msg, SeatTiles):
+            counts["snapshots"] += 1
+            old, new = zones[(msg.seat, msg.zone)], list(msg.tiles)
+            kept = [t for t in old if t in new]
+            assert new[: len(kept)] == kept, f"order broken: {old} -> {new}"
+            added = new[len(kept) :]
+            for tile in added:
+                if tile in wall_tiles:
+                    assert msg.zone is Zone.HAND, f"{tile} from the wall into {msg.zone.name}"
+                    wall_tiles.discard(tile)
+                    out.add(tile)
+                else:  # moved: it left the wall this hand (and its last zone, see below)
+                    assert tile in out, f"tile {tile} came from nowhere"
+            if pending is not None and msg.zone is Zone.HAND:
+                assert pending in added, "the taken tile did not reach the taker's hand"
+                pending = None
+            if msg.zone is Zone.DISCARDS and added:
+                assert len(added) == 1
+                counts["discards"] += 1
+            zones[(msg.seat, msg.zone)] = new
+            seen = [t for z in zones.values() for t in z]
+            assert len(seen) == len(set(seen)), "a tile in two zones"
+            counts["red_in_hands"] += sum(
+                1 for t in added if msg.zone is Zone.HAND and t in tile_set(house).red
+            )
+    assert pending is None
+    return counts
+
+
+@pytest.mark.parametrize(("preset", "seed"), [("tenhou", 1), ("sanma-free", 3)])
+async def test_whole_games_with_real_tiles(
+    tmp_path: Path, preset: str, seed: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    played = await play(tmp_path, preset, seed, **READERS)
+    assert len(played.finals) == 1
+    bots = played.table.bots
+    assert bots is not None and bots.refusals == []
+    tx, _ = frames(played.transcript)
+    counts = check_tiles(tx, preset)
+    assert counts["hands"] >= 2 and counts["snapshots"] > 10 * counts["hands"]
+    assert counts["red_in_hands"] > 0
+    keys = {m.key.name for m in tx if isinstance(m, KeyPress)}
+    assert {"RIICHI", "RON"} <= keys and keys & {"PON", "KAN"}
+    # The daemon decoded every snapshot and had nothing to say about them.
+    assert played.host_stats["unknown_messages"] == 0 and played.host_stats["decode_errors"] == 0
+    assert [r.getMessage() for r in caplog.records] == []
+
+
+async def test_a_tile_game_is_reproducible(tmp_path: Path) -> None:
+    first = await play(tmp_path, "tenhou", 2, **READERS)
+    second = await play(tmp_path, "tenhou", 2, **READERS)
+    assert frames(first.transcript) == frames(second.transcript)
+    assert first.finals == second.finals
