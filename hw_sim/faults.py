@@ -199,6 +199,8 @@ class FaultPlan:
                 raise ValueError(f"fault {raw!r}: {at_text!r} is not an event count") from None
             if kind == "stuck" and len(args) >= 2:
                 parse_key(args[1])  # checked now, not in the middle of a game
+            if kind == "reader" and args and not (args[0].isdigit() and int(args[0]) <= 3):
+                raise ValueError(f"fault {raw!r}: {args[0]!r} is not a seat 0..3")
             if kind == "reader" and len(args) >= 2:
                 parse_zone(args[1])
             plan.one_shots.append(OneShot(at, kind, tuple(args)))
