@@ -35,6 +35,7 @@ __all__ = [
     "PROTOCOL_MINOR",
     "SCHEMA",
     "SCHEMA_HASH",
+    "SEAT_READER_FAULT",
     "TILE_UNKNOWN",
     "Ack",
     "BuzzerCommand",
@@ -56,6 +57,7 @@ __all__ = [
     "Message",
     "SeatDisplay",
     "SeatLamps",
+    "SeatTiles",
     "StatusRequest",
     "TableReset",
     "TableStatus",
@@ -67,13 +69,16 @@ __all__ = [
     "WallStatus",
     "WallTake",
     "Wind",
+    "Zone",
     "decode_message",
+    "seat_reader_detail",
 ]
 
 #: Bumped when something is added that old peers can ignore (a new message, a trailing field).
 #: 1: signed frames (the SIGNED flag and its trailer) and HelloStatus.SIGNING_REQUIRED.
 #: 2: the WALL_READER capability and its WallLayout event.
-PROTOCOL_MINOR = 2
+#: 3: the SEAT_READER capability and its SeatTiles event (sent only to 1.3 hosts).
+PROTOCOL_MINOR = 3
 
 #: ``WallCommand.wall`` value addressing all four walls at once.
 ALL_WALLS = 0xFF
@@ -120,6 +125,9 @@ class Capability(enum.IntFlag):
     #: A reader in the lift reads every tile as the walls are raised: one
     #: :class:`WallLayout` per wall at each raise.
     WALL_READER = 0x0080
+    #: Readers under each seat's hand, meld and discard zones: a :class:`SeatTiles`
+    #: snapshot whenever a zone's tiles change.
+    SEAT_READER = 0x0100
 
 
 class WallAction(enum.IntEnum):
@@ -180,6 +188,26 @@ class Key(enum.IntEnum):
     STAFF_CALL = 0x24
 
 
+class Zone(enum.IntEnum):
+    """A seat reader's zone (:class:`SeatTiles`)."""
+
+    HAND = 0
+    MELDS = 1
+    DISCARDS = 2
+
+
+#: ``Fault(TILE_READER).detail`` of a seat reader: this plus ``16 * seat + zone`` (0x100 +
+#: 0x10 * seat + zone reads as 0x1SZ in hex); 0..3 name a wall's reader in the lift.
+SEAT_READER_FAULT = 0x100
+
+
+def seat_reader_detail(seat: int, zone: Zone) -> int:
+    """The ``Fault(TILE_READER).detail`` naming the reader of ``seat``'s ``zone``."""
+    if not 0 <= seat <= 3:
+        raise ValueError(f"seat must be 0..3, got {seat}")
+    return SEAT_READER_FAULT + 16 * seat + int(Zone(zone))
+
+
 class BuzzerPattern(enum.IntEnum):
     """Sound patterns of the table buzzer."""
 
@@ -196,7 +224,7 @@ class FaultCode(enum.IntEnum):
     MOTOR_STALL = 1  # detail: wall index 0..3, or 0xFF for the lift/shuffler
     TILE_COUNT = 2  # detail: wall index; see WallStatus for the counts
     DICE = 3  # detail: 0
-    TILE_READER = 4  # detail: wall index
+    TILE_READER = 4  # detail: wall index, or seat_reader_detail(seat, zone)
     TRAY_SENSOR = 5  # detail: seat
     OVERHEAT = 6  # detail: temperature in degrees C
     LID_OPEN = 7  # detail: 0
@@ -808,6 +836,22 @@ class WallLayout(Message):
     tiles: Annotated[tuple[int, ...], ListOf(Tile(), 36, min_len=34)]
 
 
+@_message(0x88, Direction.EVENT)
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeatTiles(Message):
+    """What the reader under one of a seat's zones sees (capability ``SEAT_READER``): a
+    snapshot of the tile ids in that zone, sent whenever it changed and settled, and
+    after a ``TableStatus`` for every zone of every seat.
+
+    Tiles the zone held before keep their place and newly seen ones are appended, so the
+    discard zone lists the discards in the order they were made (docs/protocol.md, "The
+    seat readers"). Sent only in a session whose Hello has ``protocol_minor >= 3``."""
+
+    seat: Annotated[int, _SEAT]
+    zone: Annotated[Zone, Enum8(Zone)]
+    tiles: Annotated[tuple[int, ...], ListOf(Tile(), TILE_MAX + 1)] = ()
+
+
 def _schema_text() -> str:
     lines = [
         f"protocol {PROTOCOL_MAJOR}",
@@ -817,6 +861,7 @@ def _schema_text() -> str:
     ]
     enums: tuple[type[enum.IntEnum] | type[enum.IntFlag], ...] = (
         HelloStatus, Capability, WallAction, WallState, Wind, Key, BuzzerPattern, FaultCode,
+        Zone,
     )  # fmt: skip
     for enum_cls in enums:
         members = ",".join(f"{m.name}={m.value}" for m in enum_cls)

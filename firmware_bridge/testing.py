@@ -65,6 +65,7 @@ from firmware_bridge.messages import (
     Message,
     SeatDisplay,
     SeatLamps,
+    SeatTiles,
     StatusRequest,
     TableReset,
     TableStatus,
@@ -76,6 +77,7 @@ from firmware_bridge.messages import (
     WallStatus,
     WallTake,
     Wind,
+    Zone,
 )
 from firmware_bridge.transport import Connector, Transport, transport_pair
 
@@ -422,6 +424,7 @@ def sample_messages() -> tuple[Message, ...]:
         Fault(FaultCode.MOTOR_STALL, 1, "wall 1"),
         TableStatus((WallState.IDLE,) * 4, ()),
         WallLayout(1, tuple(range(34, 68))),
+        SeatTiles(3, Zone.MELDS, (108, 109, 110, 111)),
     )
 
 

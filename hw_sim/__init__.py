@@ -20,8 +20,8 @@ Public API (for tests, ``tablectl demo`` and scripts)::
     await table.close()
 
 ``SimTable(rules, seed, *, speed=0.0, autoplay=True, seats=None, max_games=None,
-tile_reader=False, wall_reader=False, trays=False, faults=None, name="hw_sim",
-stall_timeout=10.0, signing_key=None)``:
+tile_reader=False, wall_reader=False, seat_reader=False, trays=False, faults=None,
+name="hw_sim", stall_timeout=10.0, signing_key=None)``:
 
 * ``rules``: a preset name or a loaded ``HouseRules``; ``seed``: walls, dice, boot ids and
   the bots' choices -- one seed is one reproducible game against a deterministic daemon;
@@ -32,15 +32,19 @@ stall_timeout=10.0, signing_key=None)``:
   whose GAME OVER every bot confirmed; ``game_marks`` the transcript length at each);
 * ``tile_reader``: every ``WallTake`` carries the tile id; ``wall_reader``: each raised
   wall's tiles are reported (``WallLayout``), so the daemon shows the dora indicators;
+  ``seat_reader``: every seat's hand, melds and pond are kept and reported (``SeatTiles``)
+  and the bots play the tiles they hold (the CLI's ``--tile-reader`` turns on all three);
 * ``faults``: a :class:`hw_sim.faults.FaultPlan` or its spec (``"drop=0.02,reboot@500"``);
   :meth:`SimTable.inject` injects one now;
 * ``signing_key``: 32 bytes; the table signs every frame and requires signed ones
   (docs/protocol.md, "Signing"; the daemon's URL gets ``?signing_key=HEX``).
 
 The pieces: :mod:`hw_sim.firmware` (the device state machine), :mod:`hw_sim.wall`
-(the physical wall), :mod:`hw_sim.players` (wall follower and bots), :mod:`hw_sim.scenario`
-(JSON Lines scripts), :mod:`hw_sim.control` (the JSON Lines control server),
-:mod:`hw_sim.faults`, :mod:`hw_sim.view`, and ``python -m hw_sim`` (:mod:`hw_sim.__main__`).
+(the physical wall), :mod:`hw_sim.zones` (the seat zones), :mod:`hw_sim.players` (wall
+follower and bots), :mod:`hw_sim.tilebot` (what a bot makes of its tiles),
+:mod:`hw_sim.scenario` (JSON Lines scripts), :mod:`hw_sim.control` (the JSON Lines
+control server), :mod:`hw_sim.faults`, :mod:`hw_sim.view`, and ``python -m hw_sim``
+(:mod:`hw_sim.__main__`).
 """
 
 from hw_sim.faults import FaultPlan

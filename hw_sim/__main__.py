@@ -16,7 +16,7 @@ from pathlib import Path
 
 from firmware_bridge.signing import parse_key
 from hw_sim.control import COMMANDS, ControlServer
-from hw_sim.faults import LINE_FAULTS, ONE_SHOT_FAULTS, FaultPlan
+from hw_sim.faults import LINE_FAULTS, ONE_SHOT_FAULTS, TILE_FAULTS, FaultPlan
 from hw_sim.scenario import ACTIONS, ScenarioError, run_scenario
 from hw_sim.table import SimTable
 from hw_sim.view import live, render_table
@@ -55,8 +55,9 @@ on stdout as it changes.  Everything is described in docs/simulator.md.
 
 faults (--faults SPEC, seeded by --fault-seed):
   line faults per frame: {", ".join(f"{n}=P" for n in LINE_FAULTS)}
-  one-shot after N table events: {", ".join(f"{n}@N" for n in ONE_SHOT_FAULTS)}
-  (unplug@N:SECONDS, stuck@N:SEAT:KEY, tray@N:SEAT, tilecount@N:WALL); random=K
+  one-shot after N table events: {", ".join(f"{n}@N" for n in ONE_SHOT_FAULTS + TILE_FAULTS)}
+  (unplug@N:SECONDS, stuck@N:SEAT:KEY, tray@N:SEAT, tilecount@N:WALL,
+  reader@N:SEAT:ZONE with --tile-reader); random=K
 
 examples:
   python -m hw_sim serve --pty --rules mleague --seed 7 --speed 0.2
@@ -120,7 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--control", type=int, metavar="PORT", help="control interface port")
     serve.add_argument("--faults", default="", metavar="SPEC", help="fault plan (see below)")
     serve.add_argument("--fault-seed", type=int, default=0, help="seed of the fault plan")
-    serve.add_argument("--tile-reader", action="store_true", help="report tile ids in WallTake")
+    serve.add_argument(
+        "--tile-reader", action="store_true",
+        help="a table that reads every tile: tile ids in WallTake, the wall reader, the seat "
+        "readers (SeatTiles); the bots then play the tiles they hold",
+    )  # fmt: skip
     serve.add_argument(
         "--wall-reader", action="store_true", help="report each raised wall's tiles (WallLayout)"
     )
@@ -137,6 +142,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def readers(args: argparse.Namespace) -> dict[str, bool]:
+    """The table's tile readers: ``--tile-reader`` is a table that reads every tile (ids
+    in the takes, the wall reader, the seat readers); ``--wall-reader`` alone adds only
+    the wall reader."""
+    return {
+        "tile_reader": args.tile_reader,
+        "wall_reader": args.wall_reader or args.tile_reader,
+        "seat_reader": args.tile_reader,
+    }
+
+
 async def serve(args: argparse.Namespace) -> int:
     """Run the table until interrupted (or the bots' games / the scenario are done)."""
     try:
@@ -144,6 +160,7 @@ async def serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"hw_sim: --faults: {exc}", file=sys.stderr)
         return 2
+    tiles = readers(args)
     table = SimTable(
         args.rules,
         args.seed,
@@ -151,8 +168,9 @@ async def serve(args: argparse.Namespace) -> int:
         autoplay=args.autoplay,
         seats=args.seats,
         max_games=args.max_games,
-        tile_reader=args.tile_reader,
-        wall_reader=args.wall_reader,
+        tile_reader=tiles["tile_reader"],
+        wall_reader=tiles["wall_reader"],
+        seat_reader=tiles["seat_reader"],
         trays=args.trays,
         faults=plan,
         signing_key=args.signing_key,

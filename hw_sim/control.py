@@ -13,7 +13,12 @@ request                                                     does
                                                             comes next (a deal block or 1)
 ``{"cmd": "take", "seat": 0, "pos": 88, "count": 4}``       take ``count`` tiles from ``pos``
 ``{"cmd": "discard", "seat": 0}``                           a person at seat 0 discarded
-                                                            (not sensed; tells the bots)
+                                                            (tells the bots; with seat
+                                                            readers ``"tile": 52`` names
+                                                            it, default the last taken)
+``{"cmd": "meld", "seat": 1, "tiles": [53, 54], "from": 0}``  seat readers: lay tiles among
+                                                            the melds (``from``: calling
+                                                            that seat's last discard)
 ``{"cmd": "roll"}``                                         the dice button (``DiceResult``)
 ``{"cmd": "tray", "seat": 2, "delta": -1000}``              move sticks in a tray
 ``{"cmd": "state"}``                                        displays, lamps, centre, dice,
@@ -35,6 +40,8 @@ import logging
 import reprlib
 from typing import TYPE_CHECKING, Any
 
+from firmware_bridge.messages import Zone
+
 if TYPE_CHECKING:
     from hw_sim.table import SimTable
 
@@ -44,7 +51,7 @@ _log = logging.getLogger(__name__)
 
 #: Commands :func:`execute` understands.
 COMMANDS = (
-    "press", "take", "discard", "roll", "tray", "state", "displays", "lamps", "view",
+    "press", "take", "discard", "meld", "roll", "tray", "state", "displays", "lamps", "view",
     "fault", "wait",
 )  # fmt: skip
 #: Longest line a client may send (bytes): requests are small.
@@ -78,6 +85,12 @@ def table_state(table: SimTable) -> dict[str, Any]:
         "events_sent": fw.events_sent,
         "games_finished": table.games_finished,
         "url": table.url,
+        "zones": None
+        if fw.zones is None
+        else [
+            {zone.name.lower(): list(fw.zones.tiles(seat, zone)) for zone in Zone}
+            for seat in range(fw.players)
+        ],
     }
 
 
@@ -123,8 +136,25 @@ async def execute(table: SimTable, cmd: str, args: dict[str, Any]) -> dict[str, 
         msg = table.take(seat, pos, count)
         return {"take": {"seat": msg.seat, "position": msg.position, "tile": msg.tile}}
     if cmd == "discard":
-        table.discard(_seat(table, args))
-        return {}
+        seat = _seat(table, args)
+        tile = None if args.get("tile") is None else _int(args, "tile", 0, 135)
+        moved = table.discard(seat, tile)
+        return {} if moved is None else {"tile": moved}
+    if cmd == "meld":
+        seat = _seat(table, args)
+        tiles = args.get("tiles")
+        if (
+            not isinstance(tiles, list)
+            or not 1 <= len(tiles) <= 4
+            or not all(isinstance(t, int) and not isinstance(t, bool) for t in tiles)
+        ):
+            raise ValueError(
+                f"'tiles' must be a list of 1 to 4 tile ids, got {reprlib.repr(tiles)}"
+            )
+        source = (
+            None if args.get("from") is None else _int(args, "from", 0, table.house.players - 1)
+        )
+        return {"called": table.meld(seat, tiles, source)}
     if cmd == "roll":
         return {"dice": list(table.roll())}
     if cmd == "tray":

@@ -10,14 +10,17 @@ Two kinds of faults:
   at the same point of a seeded game every time): ``unplug`` (the cable is pulled for
   ``DUR`` seconds, default 1), ``reboot`` (the firmware restarts with a new boot id),
   ``stuck`` (a key chatters: it reports several presses), ``tray`` (the next tray report
-  misreads one stick), ``tilecount`` (the next raised wall is one tile short).
+  misreads one stick), ``tilecount`` (the next raised wall is one tile short), and at a
+  table with seat readers ``reader`` (one seat zone's reader fails: ``Fault TILE_READER``,
+  latched; never drawn by ``random``, which keeps the plans it made before).
 
 A plan is written as a comma-separated spec (the ``--faults`` option)::
 
     corrupt=0.01,drop=0.02,dup=0.01,unplug@300:2,reboot@900,stuck@500:1:OK,tray@40,tilecount@2
 
 ``KIND@N`` fires after the N-th event the table sent; ``stuck@N:SEAT:KEY`` names the seat
-and key (default: a seat from the seed and key ``0``); ``tray@N:SEAT``; ``tilecount@N:WALL``.
+and key (default: a seat from the seed and key ``0``); ``tray@N:SEAT``; ``tilecount@N:WALL``;
+``reader@N:SEAT:ZONE`` (zone ``hand``, ``melds``, ``discards`` or 0..2).
 ``random=K`` adds K one-shot faults of random kinds at random event counts in 50..2000.
 """
 
@@ -27,11 +30,20 @@ import dataclasses
 import logging
 import random
 
-from firmware_bridge.messages import Key
+from firmware_bridge.messages import Key, Zone
 from firmware_bridge.testing import FaultyTransport
 from firmware_bridge.transport import Transport
 
-__all__ = ["LINE_FAULTS", "ONE_SHOT_FAULTS", "FaultLine", "FaultPlan", "OneShot", "parse_key"]
+__all__ = [
+    "LINE_FAULTS",
+    "ONE_SHOT_FAULTS",
+    "TILE_FAULTS",
+    "FaultLine",
+    "FaultPlan",
+    "OneShot",
+    "parse_key",
+    "parse_zone",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -39,6 +51,8 @@ _log = logging.getLogger(__name__)
 LINE_FAULTS = ("corrupt", "drop", "dup")
 #: Faults that happen once, at an event count.
 ONE_SHOT_FAULTS = ("unplug", "reboot", "stuck", "tray", "tilecount")
+#: One-shot faults of the seat readers (not drawn by ``random=K``).
+TILE_FAULTS = ("reader",)
 #: Default unplug length (s): longer than the link timeout, so the host notices it.
 UNPLUG_SECONDS = 1.0
 
@@ -55,6 +69,18 @@ def parse_key(name: str) -> Key:
     except KeyError:
         names = ", ".join(k.name for k in Key)
         raise ValueError(f"unknown key {name!r}; keys: {names}") from None
+
+
+def parse_zone(name: str) -> Zone:
+    """A seat reader's zone from its name (``hand``, ``MELDS``) or number (``2``)."""
+    text = name.strip().upper()
+    if text.isdigit() and int(text) in {int(z) for z in Zone}:
+        return Zone(int(text))
+    try:
+        return Zone[text]
+    except KeyError:
+        names = ", ".join(z.name.lower() for z in Zone)
+        raise ValueError(f"unknown zone {name!r}; zones: {names} (or 0..2)") from None
 
 
 class FaultLine(FaultyTransport):
@@ -161,10 +187,10 @@ class FaultPlan:
                 setattr(plan, name, prob)
                 continue
             kind, at_sep, rest = raw.partition("@")
-            if not at_sep or kind not in ONE_SHOT_FAULTS:
+            if not at_sep or kind not in ONE_SHOT_FAULTS + TILE_FAULTS:
                 raise ValueError(
                     f"fault {raw!r}: expected NAME=PROB ({', '.join(LINE_FAULTS)}) or "
-                    f"KIND@N ({', '.join(ONE_SHOT_FAULTS)})"
+                    f"KIND@N ({', '.join(ONE_SHOT_FAULTS + TILE_FAULTS)})"
                 )
             at_text, *args = rest.split(":")
             try:
@@ -173,6 +199,10 @@ class FaultPlan:
                 raise ValueError(f"fault {raw!r}: {at_text!r} is not an event count") from None
             if kind == "stuck" and len(args) >= 2:
                 parse_key(args[1])  # checked now, not in the middle of a game
+            if kind == "reader" and args and not (args[0].isdigit() and int(args[0]) <= 3):
+                raise ValueError(f"fault {raw!r}: {args[0]!r} is not a seat 0..3")
+            if kind == "reader" and len(args) >= 2:
+                parse_zone(args[1])
             plan.one_shots.append(OneShot(at, kind, tuple(args)))
         plan.one_shots.sort(key=lambda s: s.at)
         return plan

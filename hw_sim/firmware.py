@@ -14,6 +14,10 @@
 * **players**: :meth:`press` reports ``KeyPress``, :meth:`take` lifts tiles and reports
   ``WallTake`` (with the tile id when the table has a tile reader), :meth:`move_tray` moves
   point sticks and reports ``TrayTotals`` (tray sensors);
+* **seat readers** (``seat_reader``): the tiles in every seat's hand, melds and pond
+  (:class:`hw_sim.zones.TableZones`): takes, :meth:`discard`, :meth:`call` and
+  :meth:`declare` move them, and every zone that changed is reported as ``SeatTiles`` (to
+  a 1.3 host; after a ``TableStatus`` every zone; a shuffle empties them all);
 * **faults**: latched until ``FaultClear``; ``StatusRequest`` answers ``TableStatus``;
   ``TableReset`` stops and clears; host silence stops the motors and latches
   ``HOST_SILENT``; :meth:`reboot` restarts with a new boot id.
@@ -45,11 +49,13 @@ from firmware_bridge.messages import (
     Fault,
     FaultClear,
     FaultCode,
+    Hello,
     Key,
     KeyPress,
     Message,
     SeatDisplay,
     SeatLamps,
+    SeatTiles,
     StatusRequest,
     TableReset,
     TableStatus,
@@ -60,11 +66,14 @@ from firmware_bridge.messages import (
     WallState,
     WallStatus,
     WallTake,
+    Zone,
+    seat_reader_detail,
 )
 from firmware_bridge.signing import check_key
 from firmware_bridge.transport import Connector, Transport
-from hw_sim.faults import FaultLine, FaultPlan, parse_key
+from hw_sim.faults import FaultLine, FaultPlan, parse_key, parse_zone
 from hw_sim.wall import PhysicalWall
+from hw_sim.zones import Place, TableZones
 
 __all__ = [
     "BUILD_SECONDS",
@@ -90,6 +99,8 @@ RAISE_SECONDS = 3.0
 DICE_SECONDS = 1.0
 #: Extra presses a stuck (chattering) key reports.
 STUCK_REPEATS = 3
+#: The first protocol minor whose hosts get ``SeatTiles`` (docs/protocol.md).
+SEAT_TILES_MINOR = 3
 
 Direction = Literal["rx", "tx"]
 
@@ -110,7 +121,9 @@ class Console:
         return dataclasses.asdict(self)
 
 
-def _default_capabilities(tile_reader: bool, trays: bool, wall_reader: bool) -> Capability:
+def _default_capabilities(
+    tile_reader: bool, trays: bool, wall_reader: bool, seat_reader: bool
+) -> Capability:
     caps = (
         Capability.SEAT_CONSOLES
         | Capability.CENTRE_DISPLAY
@@ -124,6 +137,8 @@ def _default_capabilities(tile_reader: bool, trays: bool, wall_reader: bool) -> 
         caps |= Capability.TRAY_SENSORS
     if wall_reader:
         caps |= Capability.WALL_READER
+    if seat_reader:
+        caps |= Capability.SEAT_READER
     return caps
 
 
@@ -133,7 +148,9 @@ class SimFirmware:
     ``seed`` fixes the boot ids, the shuffles and the dice; ``speed`` scales the motor and
     dice durations (1 = real time, 0 = instant). ``tile_reader`` puts the tile id in every
     ``WallTake``; ``wall_reader`` reports each raised wall's tiles (``WallLayout``, docs/
-    protocol.md, "The wall reader"). With ``signing_key`` (32 bytes) the link
+    protocol.md, "The wall reader"); ``seat_reader`` keeps every seat's zones and reports
+    them (``SeatTiles``, "The seat readers"). ``tile_ids`` is the set the shuffles lay
+    out (default: every id of a 136 or 108 set). With ``signing_key`` (32 bytes) the link
     signs and verifies every frame and refuses hosts without that key (docs/protocol.md,
     "Signing"). Connect it to a host endpoint with :meth:`start` (a device-side
     :data:`Connector`, e.g. ``SimListener(name).accept``).
@@ -147,6 +164,8 @@ class SimFirmware:
         speed: float = 0.0,
         tile_reader: bool = False,
         wall_reader: bool = False,
+        seat_reader: bool = False,
+        tile_ids: Sequence[int] | None = None,
         trays: bool = False,
         start_points: int = 25000,
         faults: FaultPlan | None = None,
@@ -162,12 +181,18 @@ class SimFirmware:
         self.seed = seed
         self.speed = speed
         self.name = name
-        self.capabilities = _default_capabilities(tile_reader, trays, wall_reader)
+        self.capabilities = _default_capabilities(tile_reader, trays, wall_reader, seat_reader)
         self.faults = faults or FaultPlan(seed=seed)
         self._boot_rng = random.Random(f"boot:{seed}")
         self._dice_rng = random.Random(f"dice:{seed}")
         self._fault_rng = random.Random(f"fault-choices:{seed}")
-        self.wall = PhysicalWall(players, random.Random(f"wall:{seed}"))
+        self.wall = PhysicalWall(players, random.Random(f"wall:{seed}"), tile_ids)
+        #: The seat zones (with seat readers; None without).
+        self.zones: TableZones | None = TableZones(players) if seat_reader else None
+        #: Seat readers with a latched fault: they report nothing until FaultClear.
+        self.dead_readers: set[Place] = set()
+        #: The protocol minor of the host's last Hello (None: none since power-up).
+        self.host_minor: int | None = None
         self.boot_id = DeviceInfo.new_boot_id(self._boot_rng)
         self.boots = 1
         # Console and motor state (reset by a reboot).
@@ -402,7 +427,49 @@ class SimFirmware:
         tile = tiles[0] if self.capabilities & Capability.TILE_READER else None
         msg = WallTake(seat, positions[0], tile)
         self.emit(msg)
+        if self.zones is not None:
+            self.report_zones(self.zones.take(seat, tiles))
         return msg
+
+    def discard(self, seat: int, tile: int | None = None) -> int:
+        """``seat`` discards ``tile`` (default: the tile it took last) from its hand to its
+        pond; the seat readers report both zones. Needs seat readers."""
+        zones = self._zones_for(seat)
+        if tile is None:
+            hand = zones.hand(seat)
+            if not hand:
+                raise ValueError(f"seat {seat} has no tile in its hand to discard")
+            tile = hand[-1]
+        self.report_zones(zones.discard(seat, tile))
+        return tile
+
+    def call(self, seat: int, discarder: int, own: Sequence[int]) -> int:
+        """``seat`` calls ``discarder``'s last discard with its ``own`` tiles (2 for chi
+        and pon, 3 for an open kan); returns the called tile. Needs seat readers."""
+        called, changed = self._zones_for(seat).call(seat, discarder, own)
+        self.report_zones(changed)
+        return called
+
+    def declare(self, seat: int, tiles: Sequence[int]) -> None:
+        """``seat`` lays ``tiles`` from its hand among its melds: a closed kan's four, the
+        tile added to a pon, a pulled north. Needs seat readers."""
+        self.report_zones(self._zones_for(seat).declare(seat, tiles))
+
+    def _zones_for(self, seat: int) -> TableZones:
+        self._check_seat(seat)
+        if self.zones is None:
+            raise ValueError("this table has no seat readers: tiles in the zones are not kept")
+        return self.zones
+
+    def report_zones(self, places: Sequence[Place]) -> None:
+        """Send the snapshot of each zone in ``places`` (seat readers, to a 1.3 host;
+        a reader with a latched fault stays silent)."""
+        zones = self.zones
+        if zones is None or (self.host_minor is not None and self.host_minor < SEAT_TILES_MINOR):
+            return
+        for seat, zone in places:
+            if (seat, zone) not in self.dead_readers:
+                self.emit(SeatTiles(seat, zone, zones.tiles(seat, zone)))
 
     def move_tray(self, seat: int, delta: int) -> None:
         """``seat`` adds ``delta`` points of sticks to its tray (negative: takes them out).
@@ -461,6 +528,16 @@ class SimFirmware:
             self._tray_misread = (seat, -1000)
             self.report_trays()
             return f"tray of seat {seat} misreads one 1000 stick"
+        if kind == "reader":
+            seat = int(args[0]) if args else rng.randrange(self.players)
+            zone = parse_zone(args[1]) if len(args) > 1 else Zone(rng.randrange(len(Zone)))
+            self._check_seat(seat)
+            if self.zones is None:
+                return "no seat readers: nothing to fail"
+            self.dead_readers.add((seat, zone))
+            text = f"seat {seat} {zone.name.lower()} reader"
+            self.raise_fault(FaultCode.TILE_READER, seat_reader_detail(seat, zone), text)
+            return f"{text} failed"
         if kind == "tilecount":
             wall = int(args[0]) if args else rng.randrange(self.players)
             self._tile_count_error = wall
@@ -497,6 +574,8 @@ class SimFirmware:
         async for item in link.events():
             if isinstance(item, LinkUp):
                 self.link_up = True
+                if isinstance(item.peer, Hello):
+                    self.host_minor = item.peer.protocol_minor
                 if self._overflow_dropped:
                     dropped, self._overflow_dropped = self._overflow_dropped, 0
                     self.emit(Fault(FaultCode.EVENT_OVERFLOW, min(dropped, 0xFFFF)))
@@ -545,12 +624,18 @@ class SimFirmware:
                 self.buzzer = msg
             case FaultClear(code=code):
                 self.latched.discard(code)
+                if code is FaultCode.TILE_READER and self.dead_readers:
+                    # Mended: each reader reports what lies on it now.
+                    mended, self.dead_readers = sorted(self.dead_readers), set()
+                    self.report_zones(mended)
                 if code is FaultCode.TILE_COUNT:
                     self.walls = [
                         WallState.IDLE if s is WallState.TILE_COUNT_ERROR else s for s in self.walls
                     ]
             case StatusRequest():
                 self.emit(TableStatus(tuple(self.walls), tuple(sorted(self.latched))[:16]))
+                if self.zones is not None:
+                    self.report_zones(self.zones.all_places())
             case TableReset():
                 self._cancel_motor()
                 self.walls = [WallState.IDLE] * 4
@@ -611,6 +696,9 @@ class SimFirmware:
             WallAction.RAISE: ((WallState.RAISING, RAISE_SECONDS),),
         }[action]
         if action is WallAction.SHUFFLE and reshuffle:
+            if self.zones is not None:
+                # The players push every tile into the table before it shuffles.
+                self.report_zones(self.zones.clear())
             self.wall.shuffle()
         expected = self.wall.per_wall
         for state, seconds in phases:

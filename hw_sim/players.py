@@ -20,6 +20,13 @@ it never acts on wall-clock time. Rules it follows (see docs/simulator.md):
   with a safe value, then cancelled: never an endless loop);
 * a ``FAULT`` prompt is answered with OK by one seat; while the link is down or a fault
   shows, nobody takes tiles.
+
+At a table with seat readers (``SimFirmware.zones``) the bots play the tiles they hold
+(:mod:`hw_sim.tilebot`): they discard what keeps shanten lowest, win only with a complete
+hand that has a yaku (and for ron is not furiten), call when it lowers shanten and leaves
+a yaku in reach, declare riichi when tenpai, and enter the real han and fu. Their tiles
+move through the seat zones, which the firmware reports as ``SeatTiles``. Without seat
+readers nothing of this runs: the bots use the probabilities below, as before.
 """
 
 from __future__ import annotations
@@ -44,13 +51,18 @@ from firmware_bridge.messages import (
     WallAction,
     WallCommand,
     WallTake,
+    Zone,
 )
+from hw_sim import tilebot as T
 from hw_sim.firmware import Direction, SimFirmware
+from hw_sim.zones import TableZones
 from tablectl.rules import wall as W
 from tablectl.rules.events import Call, Discard, Kan, North, Take, WallEvent
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.walltrack import wall_rules
+from tablectl.tiles.hand import HandScore, Meld, WinContext
+from tablectl.tiles.ids import kind, tile_set
 
 __all__ = [
     "PROMPTS",
@@ -111,6 +123,13 @@ P_LIMIT = 0.12
 P_PAO = 0.1
 P_STOP = 0.5
 MAX_REFUSALS = 6
+# With real tiles (seat readers) the tiles decide; these only say how often a bot takes a
+# chance it has.
+P_TILE_CALL = 0.5  # a call that lowers shanten and keeps a yaku in reach
+P_TILE_OPEN_KAN = 0.3
+P_TILE_KAN = 0.5  # a closed or added kan
+P_TILE_RIICHI = 0.6  # tenpai, closed, 1000 points, a draw left
+P_TILE_NINE_TERMINALS = 0.5
 #: Seconds a refused take may still be confirmed by the centre display (fault cases only).
 REFUSAL_GRACE = 1.0
 
@@ -276,6 +295,37 @@ class _Entry:
 
 
 @dataclasses.dataclass(slots=True)
+class _TileSeat:
+    """What a bot seat at a tile-reading table remembers of its own hand (the tiles
+    themselves lie in the firmware's zones)."""
+
+    melds: list[Meld] = dataclasses.field(default_factory=list)
+    #: Kinds this seat discarded this hand (called ones too): furiten.
+    discarded: set[int] = dataclasses.field(default_factory=set)
+    #: The kinds that complete the hand (empty unless tenpai), since its last discard.
+    waits: frozenset[int] = frozenset()
+    #: Passed a winning tile since its last draw / since its riichi.
+    temp_furiten: bool = False
+    riichi_furiten: bool = False
+    #: (melds on the table, own discards) right after the riichi discard: ippatsu holds
+    #: while both stay so.
+    riichi_at: tuple[int, int] | None = None
+    double_riichi: bool = False
+    #: Kinds it may not discard right after a call (kuikae).
+    forbidden: frozenset[int] = frozenset()
+
+    @property
+    def furiten(self) -> bool:
+        """It may not ron."""
+        return self.temp_furiten or self.riichi_furiten or bool(self.waits & self.discarded)
+
+    @property
+    def closed(self) -> bool:
+        """No open meld."""
+        return not any(m.opened for m in self.melds)
+
+
+@dataclasses.dataclass(slots=True)
 class _Hand:
     """What the bots remember about the hand in play."""
 
@@ -288,6 +338,10 @@ class _Hand:
     #: The state the last own-turn decision was made on.
     last_state: W.WallState | None = None
     over: bool = False
+    #: Tile-reading tables: each bot seat's own memory, and the rons the daemon refused
+    #: (seat, tile, tiles taken so far), not tried again.
+    tiles: dict[int, _TileSeat] = dataclasses.field(default_factory=dict)
+    refused_rons: set[tuple[int, int, int]] = dataclasses.field(default_factory=set)
 
 
 class BotTable:
@@ -344,6 +398,12 @@ class BotTable:
         self._scores: list[int | None] = [None] * 4
         self._centre_seq = 0
         self._dice_seen = 0
+        #: The seat zones when the table reads tiles: the bots then play real hands.
+        self.zones: TableZones | None = firmware.zones
+        self.tileset = tile_set(house)
+        #: The discarder (or kan maker) and tile of the ron a bot declared, and whether it
+        #: robs a kan (for the other bots' RON? prompts).
+        self._claim: tuple[int, int, bool] | None = None
         firmware.add_listener(self._on_message)
 
     # ---- observation (listener: runs as each command arrives)
@@ -494,6 +554,14 @@ class BotTable:
             )
         if phase in (W.DEAL, W.TAKE):
             return await self._take(turn)
+        if self.zones is not None and phase in (W.RINSHAN, W.CALLED):
+            if phase == W.CALLED:
+                return await self._tile_discard(hand, state, turn)
+            if state.replacing == "kan" and state.last_kan == "added":
+                robbed = await self._chankan(hand, state)
+                if robbed is not None:
+                    return robbed
+            return await self._take(turn)
         if phase == W.RINSHAN:
             if state.replacing == "kan" and state.last_kan == "added":
                 for seat in self._others_from(turn):
@@ -512,6 +580,8 @@ class BotTable:
 
     async def _drawn(self, hand: _Hand, state: W.WallState, seat: int) -> bool:
         """``seat`` holds a drawn tile: win, kan, north, abort, riichi, or just discard."""
+        if self.zones is not None:
+            return await self._tile_drawn(hand, state, seat)
         rng = self.rng
         late = 1.0 - state.live_left / 70 if not self.rules.own_walls else sum(state.discards) / 72
         # A declaration the daemon refused is not tried again on the same tile.
@@ -563,6 +633,8 @@ class BotTable:
     async def _after_discard(self, hand: _Hand, after: W.WallState) -> bool:
         """The last discard is out (not yet reported: the next take, call or ron tells the
         daemon): ron, call, the draw, or the next seat takes."""
+        if self.zones is not None:
+            return await self._tile_after_discard(hand, after)
         rng = self.rng
         discarder = after.last_discard
         assert discarder is not None
@@ -612,10 +684,395 @@ class BotTable:
         if seat not in self.seats:
             return await self._take(seat)  # waits for the person at that seat
         prev = (seat - 1) % self.players
+        if self.zones is not None:
+            tile = self.zones.last_discard(prev) if state.discards[prev] else None
+            if tile is not None:
+                score = self._ron_value(hand, state, seat, tile)
+                key = (seat, tile, len(state.taken))
+                if score is None or key in hand.refused_rons:
+                    self._passed(hand, seat, tile)
+                else:
+                    self._intent[seat] = [Key(prev), Key.OK]
+                    self._claim = (prev, tile, False)
+                    if await self._ron(hand, seat, score):
+                        hand.refused_rons.add(key)
+                        return True
+                    return False
+            return await self._take(seat)
         if state.discards[prev] and self.rng.random() < P_RON / 2:
             self._intent[seat] = [Key(prev), Key.OK]
             return await self._ron(hand, seat)
         return await self._take(seat)
+
+    # ---- real tiles (a table with seat readers)
+
+    def _mem(self, hand: _Hand, seat: int) -> _TileSeat:
+        return hand.tiles.setdefault(seat, _TileSeat())
+
+    def _hand_tiles(self, seat: int) -> tuple[int, ...]:
+        assert self.zones is not None
+        return self.zones.hand(seat)
+
+    def _round_wind(self) -> int:
+        centre = self.fw.centre
+        return int(centre.round_wind) if centre is not None else 0
+
+    def _context(
+        self,
+        hand: _Hand,
+        state: W.WallState,
+        seat: int,
+        win_tile: int,
+        concealed: tuple[int, ...],
+        *,
+        tsumo: bool,
+        chankan: bool = False,
+    ) -> WinContext:
+        """The win of ``seat`` on ``win_tile`` as the table saw it (``state``: the wall
+        when the tile was drawn or discarded)."""
+        mem = self._mem(hand, seat)
+        riichi = seat in hand.riichi
+        first_draw = (
+            tsumo and not state.any_call and state.draws[seat] == 1 and state.last_take == "live"
+        )
+        dora = tuple(self.fw.wall.tile_at(p) for p in state.dora_indicators)
+        ura = tuple(self.fw.wall.tile_at(p + 1) for p in state.dora_indicators)
+        return WinContext(
+            seat=seat,
+            dealer=hand.dealer,
+            players=self.players,
+            round_wind=self._round_wind(),
+            concealed=concealed,
+            melds=tuple(mem.melds),
+            win_tile=win_tile,
+            tsumo=tsumo,
+            riichi=riichi and not mem.double_riichi,
+            double_riichi=riichi and mem.double_riichi,
+            ippatsu=riichi and mem.riichi_at == (sum(state.melds), state.discards[seat]),
+            haitei=tsumo and state.live_left == 0 and state.last_take == "live",
+            houtei=not tsumo and not chankan and state.live_left == 0,
+            rinshan=tsumo and state.last_take == "rinshan",
+            chankan=chankan,
+            tenhou=first_draw and seat == hand.dealer and sum(state.discards) == 0,
+            chiihou=first_draw and seat != hand.dealer and state.discards[seat] == 0,
+            dora_indicators=dora,
+            ura_indicators=ura if riichi else (),
+            north_count=state.norths[seat] if state.norths else 0,
+        )
+
+    def _tsumo_value(self, hand: _Hand, state: W.WallState, seat: int) -> HandScore | None:
+        """The value of ``seat``'s hand if it is a complete hand with a yaku."""
+        concealed = self._hand_tiles(seat)
+        if not concealed or T.shanten(concealed, self.players) != -1:
+            return None
+        ctx = self._context(hand, state, seat, concealed[-1], concealed, tsumo=True)
+        return T.value(self.house, self.tileset, ctx)
+
+    def _ron_value(
+        self, hand: _Hand, state: W.WallState, seat: int, tile: int, *, chankan: bool = False
+    ) -> HandScore | None:
+        """The value of ``seat`` ronning ``tile``: None unless it completes the hand, the
+        seat is not furiten and the hand has a yaku."""
+        mem = self._mem(hand, seat)
+        if kind(tile) not in mem.waits or mem.furiten:
+            return None
+        concealed = (*self._hand_tiles(seat), tile)
+        ctx = self._context(hand, state, seat, tile, concealed, tsumo=False, chankan=chankan)
+        return T.value(self.house, self.tileset, ctx)
+
+    def _passed(self, hand: _Hand, seat: int, tile: int) -> None:
+        """``seat`` let a tile that completes its hand go by: furiten until its next draw
+        (for good after riichi)."""
+        mem = self._mem(hand, seat)
+        if kind(tile) in mem.waits:
+            mem.temp_furiten = True
+            if seat in hand.riichi:
+                mem.riichi_furiten = True
+
+    def _claim_value(self, seat: int) -> HandScore | None:
+        """At ``RON?``: what ``seat`` wins by joining the ron on the claimed tile."""
+        hand, state = self._hand, self.follower.state
+        if hand is None or state is None or self.zones is None:
+            return None
+        claim = self._claim
+        if claim is None and state.last_discard is not None:
+            tile = self.zones.last_discard(state.last_discard)
+            claim = None if tile is None else (state.last_discard, tile, False)
+        if claim is None or claim[0] == seat:
+            return None
+        _, tile, chankan = claim
+        score = self._ron_value(hand, state, seat, tile, chankan=chankan)
+        if score is None:
+            self._passed(hand, seat, tile)
+        return score
+
+    def _tenpai(self, hand: _Hand, seat: int) -> bool:
+        """Tenpai as the preset's ``formal_tenpai`` reads it, from the tiles held."""
+        concealed = self._hand_tiles(seat)
+        if len(concealed) % 3 != 1:
+            return False
+        waits = T.waits(concealed, self.players)
+        mem = self._mem(hand, seat)
+        rule = self.house.tiles.formal_tenpai
+        if rule != "yes":
+            held = T.counts([*concealed, *(t for m in mem.melds for t in m.tiles)])
+            waits = frozenset(k for k in waits if held[k] < 4)
+        if rule == "open_hand_invalid" and not mem.closed:
+            state = self.follower.state
+            if state is None:
+                return False
+            waits = frozenset(
+                k
+                for k in waits
+                if T.value(
+                    self.house,
+                    self.tileset,
+                    self._context(
+                        hand, state, seat, 4 * k + 3, (*concealed, 4 * k + 3), tsumo=False
+                    ),
+                )
+                is not None
+            )
+        return bool(waits)
+
+    async def _tile_drawn(self, hand: _Hand, state: W.WallState, seat: int) -> bool:
+        """A bot holding a drawn tile, at a table that reads tiles: tsumo with a yaku,
+        nine terminals, a kan or a north, riichi when tenpai, then the discard."""
+        rng = self.rng
+        fresh = hand.last_state is not state
+        hand.last_state = state
+        mem = self._mem(hand, seat)
+        if not fresh:
+            return await self._tile_discard(hand, state, seat)
+        mem.temp_furiten = False
+        concealed = self._hand_tiles(seat)
+        score = self._tsumo_value(hand, state, seat)
+        if score is not None:
+            return await self._tsumo(hand, seat, score)
+        terminals = {k for k in map(kind, concealed) if not T.is_simple(k)}
+        if (
+            len(terminals) >= 9
+            and "nine_terminals" in self.house.flow.abortive_draws
+            and "nine_terminals" not in hand.refused
+            and W.check_abort(self.rules, state, "nine_terminals") is None
+            and rng.random() < P_TILE_NINE_TERMINALS
+        ):
+            return await self._abort(hand, seat, Key.DIGIT_1, "nine_terminals")
+        have = T.counts(concealed)
+        if seat not in hand.riichi:
+            for meld in mem.melds:
+                pon = kind(meld.tiles[0]) if meld.kind == "pon" else None
+                fourth = [t for t in concealed if kind(t) == pon]
+                if fourth and self._valid(state, Kan(seat, "added")) and rng.random() < P_TILE_KAN:
+                    return await self._tile_kan(hand, state, seat, Key.DIGIT_2, (fourth[0],))
+            quads = [k for k in range(34) if have[k] == 4]
+            if quads and self._valid(state, Kan(seat, "closed")) and rng.random() < P_TILE_KAN:
+                tiles = tuple(t for t in concealed if kind(t) == quads[0])
+                return await self._tile_kan(hand, state, seat, Key.DIGIT_1, tiles)
+        norths = [t for t in concealed if kind(t) == 30]
+        if norths and self.rules.north_pulls and self._valid(state, North(seat)):
+            return await self._tile_kan(hand, state, seat, Key.DIGIT_3, (norths[0],))
+        score_shown = self._scores[seat]
+        if (
+            seat not in hand.riichi
+            and mem.closed
+            and score_shown is not None
+            and score_shown >= 1000
+            and W.check_riichi(self.rules, state, seat) is None
+        ):
+            tile, left = T.choose_discard(concealed, self.players, rng)
+            if left == 0 and rng.random() < P_TILE_RIICHI:
+                hand.riichi.add(seat)
+                mem.double_riichi = not state.any_call and state.discards[seat] == 0
+                self.fw.press(seat, Key.RIICHI)
+                return await self._tile_discard(hand, state, seat, tile, riichi=True)
+        return await self._tile_discard(hand, state, seat)
+
+    async def _tile_discard(
+        self,
+        hand: _Hand,
+        state: W.WallState,
+        seat: int,
+        tile: int | None = None,
+        *,
+        riichi: bool = False,
+    ) -> bool:
+        """A bot discards a real tile (the drawn one in riichi, else the one that keeps
+        shanten lowest, never a kuikae swap) and play goes on from the discard."""
+        assert self.zones is not None
+        mem = self._mem(hand, seat)
+        concealed = self._hand_tiles(seat)
+        if tile is None:
+            if seat in hand.riichi:
+                tile = concealed[-1]
+            else:
+                tile, _ = T.choose_discard(
+                    concealed, self.players, self.rng, forbidden=mem.forbidden
+                )
+        self.fw.discard(seat, tile)
+        mem.forbidden = frozenset()
+        mem.discarded.add(kind(tile))
+        mem.waits = T.waits(self._hand_tiles(seat), self.players)
+        if riichi:
+            mem.riichi_at = (sum(state.melds), state.discards[seat] + 1)
+        self._claim = None
+        return await self._discard(hand, state, seat)
+
+    async def _tile_after_discard(self, hand: _Hand, after: W.WallState) -> bool:
+        """After a real discard: a ron where it completes a hand with a yaku (not
+        furiten), a call now and then where it lowers shanten, else the next take."""
+        assert self.zones is not None
+        discarder = after.last_discard
+        assert discarder is not None
+        tile = self.zones.last_discard(discarder)
+        if tile is None:
+            return await self._take(after.turn)
+        for seat in self._others_from(discarder):
+            if seat not in self.seats:
+                continue
+            score = self._ron_value(hand, after, seat, tile)
+            key = (seat, tile, len(after.taken))
+            if score is None or key in hand.refused_rons:
+                self._passed(hand, seat, tile)
+                continue
+            self._claim = (discarder, tile, False)
+            if await self._ron(hand, seat, score):
+                hand.refused_rons.add(key)
+                return True
+            return False
+        if after.finished:
+            return await self._draw(hand, after.turn)
+        if after.four_kans_abort_due:
+            if after.turn in self.seats and "four_kans" not in hand.refused:
+                return await self._abort(hand, after.turn, Key.DIGIT_4, "four_kans")
+            return await self._take(after.turn)
+        for seat in self._others_from(discarder):
+            if seat not in self.seats or seat in hand.riichi:
+                continue
+            choice = self._call_choice(hand, after, seat, tile)
+            if choice is not None:
+                call, own = choice
+                hand.called.add(seat)
+                self.fw.press(seat, {"kan": Key.KAN, "pon": Key.PON, "chi": Key.CHI}[call])
+                called = self.fw.call(seat, discarder, own)
+                mem = self._mem(hand, seat)
+                mem.melds.append(
+                    Meld(
+                        "open_kan" if call == "kan" else call,
+                        (called, *own),
+                        called=called,
+                        source=discarder,
+                    )
+                )
+                if call != "kan" and not self.house.tiles.kuikae:
+                    mem.forbidden = T.kuikae_kinds(called, own)
+                return True
+        return await self._take(after.turn)
+
+    def _call_choice(
+        self, hand: _Hand, after: W.WallState, seat: int, tile: int
+    ) -> tuple[Literal["kan", "pon", "chi"], tuple[int, ...]] | None:
+        """The call ``seat`` makes on ``tile``, if any: one the wall tracker allows, that
+        lowers shanten (a kan: keeps it), leaves a legal discard and a yaku in reach."""
+        if self.rules.own_walls:
+            return None
+        discarder = after.last_discard
+        assert discarder is not None
+        concealed = self._hand_tiles(seat)
+        mem = self._mem(hand, seat)
+        now = T.shanten(concealed, self.players)
+        options: list[tuple[Literal["kan", "pon", "chi"], tuple[int, ...]]] = []
+        same = [t for t in concealed if kind(t) == kind(tile)]
+        if len(same) == 3:
+            options.append(("kan", tuple(same)))
+        options += [("pon", own) for own in T.pon_options(concealed, tile)]
+        if seat == after.turn:
+            options += [("chi", own) for own in T.chi_options(concealed, tile)]
+        for call, own in options:
+            if not self._valid(after, Call(seat, call, discarder)):
+                continue
+            rest = list(concealed)
+            for t in own:
+                rest.remove(t)
+            if not self._yaku_in_reach(hand, seat, rest, [*mem.melds], (tile, *own)):
+                continue
+            if call == "kan":
+                if T.shanten(rest, self.players) > now or self.rng.random() >= P_TILE_OPEN_KAN:
+                    continue
+                return call, own
+            forbidden = T.kuikae_kinds(tile, own) if not self.house.tiles.kuikae else frozenset()
+            if all(kind(t) in forbidden for t in rest):
+                continue
+            _, left = T.choose_discard(rest, self.players, random.Random(0), forbidden=forbidden)
+            if left < now and self.rng.random() < P_TILE_CALL:
+                return call, own
+        return None
+
+    def _yaku_in_reach(
+        self,
+        hand: _Hand,
+        seat: int,
+        rest: list[int],
+        melds: list[Meld],
+        new_meld: tuple[int, ...],
+    ) -> bool:
+        """An open hand keeps a yaku in reach: a dragon or own wind triplet, or (kuitan)
+        only simples melded and at most one other tile in the hand."""
+        yakuhai = T.yakuhai_kinds((seat - hand.dealer) % self.players, self._round_wind())
+        groups = [m.tiles for m in melds] + [new_meld]
+        for group in groups:
+            kinds = {kind(t) for t in group}
+            if len(kinds) == 1 and kinds <= yakuhai:
+                return True
+        if not self.house.tiles.kuitan:
+            return False
+        melded_simple = all(T.is_simple(kind(t)) for group in groups for t in group)
+        return melded_simple and sum(1 for t in rest if not T.is_simple(kind(t))) <= 1
+
+    async def _chankan(self, hand: _Hand, state: W.WallState) -> bool | None:
+        """Another bot robs the added kan when the added tile completes its hand; None
+        when nobody does."""
+        assert self.zones is not None
+        maker = state.turn
+        melds = self.zones.tiles(maker, Zone.MELDS)
+        if not melds:
+            return None
+        tile = melds[-1]
+        for seat in self._others_from(maker):
+            if seat not in self.seats:
+                continue
+            key = (seat, tile, len(state.taken))
+            score = self._ron_value(hand, state, seat, tile, chankan=True)
+            if score is None or key in hand.refused_rons:
+                self._passed(hand, seat, tile)
+                continue
+            self._claim = (maker, tile, True)
+            if await self._ron(hand, seat, score):
+                hand.refused_rons.add(key)
+                return True
+            return False
+        return None
+
+    async def _tile_kan(
+        self, hand: _Hand, state: W.WallState, seat: int, digit: Key, tiles: tuple[int, ...]
+    ) -> bool:
+        """A closed kan (DIGIT_1), an added kan (DIGIT_2) or a north (DIGIT_3) with real
+        tiles: declared with the keys, then the tiles are laid among the melds."""
+        await self._kan(hand, state, seat, digit)
+        if self.follower.state is state:
+            return True  # refused: the next look at the same tile just discards
+        self.fw.declare(seat, tiles)
+        mem = self._mem(hand, seat)
+        if digit == Key.DIGIT_1:
+            mem.melds.append(Meld("closed_kan", tiles))
+        elif digit == Key.DIGIT_2:
+            for i, meld in enumerate(mem.melds):
+                if meld.kind == "pon" and kind(meld.tiles[0]) == kind(tiles[0]):
+                    mem.melds[i] = Meld(
+                        "added_kan", (*meld.tiles, *tiles), meld.called, meld.source
+                    )
+                    break
+        return True
 
     # ---- actions
 
@@ -656,17 +1113,25 @@ class BotTable:
                 return False
         return True
 
-    async def _tsumo(self, hand: _Hand, seat: int) -> bool:
+    async def _tsumo(self, hand: _Hand, seat: int, score: HandScore | None = None) -> bool:
         since = self.fw.display_seq
-        self._entries[seat] = _Entry(tsumo=True)
+        self._entries[seat] = self._entry(True, score)
         self.fw.press(seat, Key.TSUMO)
         return await self._after_win_key(hand, seat, since)
 
-    async def _ron(self, hand: _Hand, seat: int) -> bool:
+    async def _ron(self, hand: _Hand, seat: int, score: HandScore | None = None) -> bool:
         since = self.fw.display_seq
-        self._entries[seat] = _Entry(tsumo=False)
+        self._entries[seat] = self._entry(False, score)
         self.fw.press(seat, Key.RON)
         return await self._after_win_key(hand, seat, since)
+
+    def _entry(self, tsumo: bool, score: HandScore | None) -> _Entry:
+        """A win entry: the real value when the bot knows it (``chosen``), else one the
+        entry picks at ``HAN?``."""
+        if score is None:
+            return _Entry(tsumo=tsumo)
+        fu = score.fu if self.house.scoring.table == "standard" and score.han < 5 else None
+        return _Entry(tsumo=tsumo, han=score.han, fu=fu, yakuman=score.yakuman, chosen=True)
 
     async def _after_win_key(self, hand: _Hand, seat: int, since: int) -> bool:
         """After TSUMO/RON: the hand is over once an entry or a claim window opened; a
@@ -701,7 +1166,10 @@ class BotTable:
     async def _draw(self, hand: _Hand, first: int) -> bool:
         """The wall is exhausted: decide every seat's tenpai, the first one declares."""
         for seat in range(self.players):
-            hand.tenpai[seat] = seat in hand.riichi or self.rng.random() < P_TENPAI
+            if self.zones is not None:
+                hand.tenpai[seat] = self._tenpai(hand, seat)
+            else:
+                hand.tenpai[seat] = seat in hand.riichi or self.rng.random() < P_TENPAI
         if first not in self.seats:
             await self._wait_until(lambda: hand.over, stall=False)
             return False
@@ -732,18 +1200,27 @@ class BotTable:
                 await self._press_echo(seat, Key(int(digit)))
             self.fw.press(seat, Key.OK)
         elif prompt == "PAO?":
-            pao = self.house.scoring.pao and self.rng.random() < P_PAO
+            # With real tiles nobody is named: the bots do not track who fed a yakuman.
+            pao = self.zones is None and self.house.scoring.pao and self.rng.random() < P_PAO
             if pao:
                 other = self.rng.choice([s for s in range(self.players) if s != seat])
                 await self._press_echo(seat, Key(other))
             self.fw.press(seat, Key.OK)
         elif prompt == "RON?":
-            join = self.rng.random() < P_JOIN_RON
-            if join:
-                self._entries[seat] = _Entry(tsumo=False)
+            if self.zones is not None:
+                score = self._claim_value(seat)
+                join = score is not None
+                if score is not None:
+                    self._entries[seat] = self._entry(False, score)
+            else:
+                join = self.rng.random() < P_JOIN_RON
+                if join:
+                    self._entries[seat] = _Entry(tsumo=False)
             self.fw.press(seat, Key.RON if join else Key.CANCEL)
         elif prompt == "TENPAI?":
             tenpai = hand.tenpai.get(seat) if hand else None
+            if tenpai is None and self.zones is not None and hand is not None:
+                tenpai = self._tenpai(hand, seat)
             if tenpai is None:
                 tenpai = self.rng.random() < P_TENPAI
             self.fw.press(seat, Key.TENPAI if tenpai else Key.NOTEN)

@@ -26,6 +26,7 @@ from hw_sim.firmware import Console, SimFirmware
 from hw_sim.players import BotTable, WallFollower
 from tablectl.rules.loader import load_rules
 from tablectl.rules.options import HouseRules
+from tablectl.tiles.ids import tile_set
 
 __all__ = ["DEFAULT_USB_ID", "SimTable"]
 
@@ -69,8 +70,10 @@ class SimTable:
     dice, boot ids and the bots' choices (one seed = one reproducible game against a
     deterministic daemon). ``speed`` scales motor durations (0 = instant, 1 = real time).
     ``autoplay`` starts bots for ``seats`` (default all); ``max_games`` stops them after
-    that many games. ``tile_reader`` and ``wall_reader`` give the table those readers
-    (tile ids in ``WallTake``; each raised wall's ``WallLayout``). ``faults`` is a
+    that many games. ``tile_reader``, ``wall_reader`` and ``seat_reader`` give the table
+    those readers (tile ids in ``WallTake``; each raised wall's ``WallLayout``; every seat
+    zone's ``SeatTiles``, and then the bots play the tiles they hold). The shuffles lay
+    out the preset's set (``tablectl.tiles.ids.tile_set``). ``faults`` is a
     :class:`FaultPlan` or its spec string. ``signing_key``
     (32 bytes) makes the table sign its frames and require signed ones (the daemon's URL
     then needs ``?signing_key=HEX``).
@@ -90,6 +93,7 @@ class SimTable:
         max_games: int | None = None,
         tile_reader: bool = False,
         wall_reader: bool = False,
+        seat_reader: bool = False,
         trays: bool = False,
         faults: FaultPlan | str | None = None,
         name: str = "hw_sim",
@@ -105,6 +109,8 @@ class SimTable:
             speed=speed,
             tile_reader=tile_reader,
             wall_reader=wall_reader,
+            seat_reader=seat_reader,
+            tile_ids=tile_set(self.house).ids,
             trays=trays,
             start_points=self.house.game.start_points,
             faults=plan,
@@ -360,9 +366,26 @@ class SimTable:
             positions = tuple(range(pos, pos + count)) if count > 1 else (pos,)
         return self.firmware.take(seat, positions)
 
-    def discard(self, seat: int) -> None:
-        """A person at ``seat`` discarded (not sensed by the table; tells the bots)."""
+    def discard(self, seat: int, tile: int | None = None) -> int | None:
+        """A person at ``seat`` discarded (tells the bots). With seat readers the tile
+        moves from the hand to the pond (default: the tile taken last) and is returned;
+        without them the table senses nothing and ``tile`` must be None."""
+        moved = None
+        if self.firmware.zones is not None:
+            moved = self.firmware.discard(seat, tile)
+        elif tile is not None:
+            raise ValueError("this table has no seat readers: a discard names no tile")
         self.follower.announce_discard(seat)
+        return moved
+
+    def meld(self, seat: int, tiles: list[int], discarder: int | None = None) -> int | None:
+        """A person at ``seat`` lays ``tiles`` from the hand among the melds (seat readers
+        only): with ``discarder``, a call of that seat's last discard (press the call key
+        first); without, a closed kan, an added tile or a north. Returns the called tile."""
+        if discarder is None:
+            self.firmware.declare(seat, tiles)
+            return None
+        return self.firmware.call(seat, discarder, tiles)
 
     def roll(self) -> tuple[int, int]:
         """The dice button: roll and report ``DiceResult`` (as if the host asked)."""

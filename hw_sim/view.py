@@ -5,6 +5,7 @@ around the centre display, then the dice, wall motors, faults, trays and link, t
 walls: each seat's wall as its owner sees it from the right end (stack 0) to the left, top
 row over bottom row, as in docs/wall.md. Marks: a digit = taken by that seat, ``o`` live,
 ``#`` dead wall, ``D`` revealed dora indicator, ``|`` the break, ``.`` no wall raised.
+A table with seat readers adds each seat's hand, melds and pond as the readers see them.
 
 :func:`live` keeps a terminal up to date (home + clear, then the picture) whenever the table
 changes, at most ``fps`` times a second. No curses: it works in any terminal and in logs.
@@ -16,7 +17,7 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from firmware_bridge.messages import CentreDisplay, WallState
+from firmware_bridge.messages import CentreDisplay, WallState, Zone
 from hw_sim.wall import tile_name
 
 if TYPE_CHECKING:
@@ -139,6 +140,18 @@ def _wall_picture(fw: SimFirmware, follower: WallFollower | None) -> list[str]:
     return lines
 
 
+def _zones(fw: SimFirmware) -> list[str]:
+    """Each seat's hand, melds and pond, by tile name (seat readers only)."""
+    zones = fw.zones
+    if zones is None:
+        return []
+    lines = ["-" * _WIDTH, "tiles (seat readers):  hand | melds | pond"]
+    for seat in range(fw.players):
+        parts = [" ".join(tile_name(t) for t in zones.tiles(seat, z)) or "-" for z in Zone]
+        lines.append(f"seat {seat}  " + " | ".join(parts))
+    return lines
+
+
 def render(fw: SimFirmware, follower: WallFollower | None = None, *, header: str = "") -> str:
     """The whole picture of the table as text (no ANSI codes)."""
     lines = [header or f"hw_sim {fw.name}", "-" * _WIDTH]
@@ -147,6 +160,7 @@ def render(fw: SimFirmware, follower: WallFollower | None = None, *, header: str
     lines += _status(fw)
     lines.append("-" * _WIDTH)
     lines += _wall_picture(fw, follower)
+    lines += _zones(fw)
     return "\n".join(lines) + "\n"
 
 

@@ -52,14 +52,21 @@ class PhysicalWall:
     the same order of hands.
     """
 
-    def __init__(self, players: int, rng: random.Random) -> None:
+    def __init__(self, players: int, rng: random.Random, ids: Sequence[int] | None = None) -> None:
         self.players = players
-        self.size = len(tile_set(players))
+        #: The set's tile ids (a preset's set: ``tablectl.tiles.ids.tile_set(house).ids``).
+        self.ids: tuple[int, ...] = tuple(tile_set(players) if ids is None else sorted(ids))
+        if len(self.ids) != len(tile_set(players)) or len(set(self.ids)) != len(self.ids):
+            raise ValueError(
+                f"a {players}-player set has {len(tile_set(players))} distinct tile ids, "
+                f"got {len(self.ids)} ({len(set(self.ids))} distinct)"
+            )
+        self.size = len(self.ids)
         #: Positions in one wall (34 for four players, 36 for three).
         self.per_wall = self.size // players
         self._rng = rng
         #: Tile id at each position (after the first shuffle).
-        self.tiles: list[int] = tile_set(players)
+        self.tiles: list[int] = list(self.ids)
         #: Position -> seat that took the tile.
         self.taken: dict[int, int] = {}
         #: Shuffles so far (the view shows it as the hand counter of the machine).
@@ -67,7 +74,7 @@ class PhysicalWall:
 
     def shuffle(self) -> None:
         """Gather every tile, shuffle them and build full walls."""
-        tiles = tile_set(self.players)
+        tiles = list(self.ids)
         self._rng.shuffle(tiles)
         self.tiles = tiles
         self.taken = {}

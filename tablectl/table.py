@@ -360,6 +360,11 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
                 self._trays(totals)
             case m.Fault(code=code, text=text):
                 await self._fault(code, text)
+            case m.SeatTiles():
+                # The seat readers' snapshots (protocol 1.3) are read once the tile
+                # tracker is wired in (docs/tiles.md); until then the hand is keyed in,
+                # and a snapshot changes nothing to redraw.
+                return
             case _:
                 log.debug("[%s] ignored %s", self.table_id, type(msg).__name__)
         self.refresh()

@@ -1,6 +1,7 @@
 /*
- * tfw: the device side of the table wire protocol (docs/protocol.md, version 1.2 without
- * signing; it reports no WALL_READER capability, so it never sends WallLayout), in
+ * tfw: the device side of the table wire protocol (docs/protocol.md, version 1.3 without
+ * signing; it reports neither WALL_READER nor SEAT_READER, so it never sends WallLayout
+ * or SeatTiles), in
  * portable C99 with no heap: what a table's microcontroller runs.
  *
  * Porting points (see README.md): the port feeds received bytes to tfw_link_receive(),
@@ -15,9 +16,9 @@
 #include <stdint.h>
 
 #define TFW_PROTOCOL_MAJOR 1u
-#define TFW_PROTOCOL_MINOR 2u
+#define TFW_PROTOCOL_MINOR 3u
 /* CRC-32 of the schema text (firmware_bridge.messages.SCHEMA_HASH). */
-#define TFW_SCHEMA_HASH 0x57FA9548u
+#define TFW_SCHEMA_HASH 0x8E81F2C3u
 
 #define TFW_MAX_WIRE 255u    /* a wire frame with its delimiter */
 #define TFW_MAX_BODY 253u    /* version..crc */
@@ -49,7 +50,7 @@ enum {
     TFW_FAULT_CLEAR = 0x16, TFW_STATUS_REQUEST = 0x17, TFW_TABLE_RESET = 0x18,
     TFW_WALL_STATUS = 0x80, TFW_WALL_TAKE = 0x81, TFW_DICE_RESULT = 0x82,
     TFW_KEY_PRESS = 0x83, TFW_TRAY_TOTALS = 0x84, TFW_FAULT = 0x85, TFW_TABLE_STATUS = 0x86,
-    TFW_WALL_LAYOUT = 0x87
+    TFW_WALL_LAYOUT = 0x87, TFW_SEAT_TILES = 0x88
 };
 
 enum { TFW_STATUS_OK = 0, TFW_STATUS_VERSION_MISMATCH = 1 };

@@ -33,6 +33,7 @@ from firmware_bridge.messages import (
     Message,
     SeatDisplay,
     SeatLamps,
+    SeatTiles,
     StatusRequest,
     TableReset,
     TableStatus,
@@ -44,7 +45,9 @@ from firmware_bridge.messages import (
     WallStatus,
     WallTake,
     Wind,
+    Zone,
     decode_message,
+    seat_reader_detail,
 )
 
 SAMPLES: dict[str, Message] = {
@@ -76,6 +79,7 @@ SAMPLES: dict[str, Message] = {
     "Fault": Fault(FaultCode.MOTOR_STALL, 2, "wall 2 lift"),
     "TableStatus": TableStatus(walls=(WallState.DONE,) * 4, faults=(FaultCode.LID_OPEN,)),
     "WallLayout": WallLayout(wall=1, tiles=tuple(range(34))),
+    "SeatTiles": SeatTiles(seat=2, zone=Zone.DISCARDS, tiles=(16, 52, 135, 0, 88)),
 }  # fmt: skip
 
 # name: (payload hex, whole frame hex). The frame for sample i uses seq=i and ack=3 when the
@@ -118,11 +122,12 @@ GOLDEN: dict[str, tuple[str, str]] = {
         "0122000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f2021",
         "0801031403870122240102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20213fe600",
     ),
+    "SeatTiles": ("0202051034870058", "0c0103150388020205103487045870b800"),
 }  # fmt: skip
 
 #: Pinned: the schema text changed if this fails. Bump PROTOCOL_MINOR (additions) or
 #: PROTOCOL_MAJOR (incompatible change), update docs/protocol.md, then the pin.
-PINNED_SCHEMA_HASH = 0x57FA9548
+PINNED_SCHEMA_HASH = 0x8E81F2C3
 
 
 def _frame_for(index: int, msg: Message) -> Frame:
@@ -212,6 +217,11 @@ def test_constructor_normalises_ints_and_lists() -> None:
         lambda: WallLayout(0, tuple(range(37))),
         lambda: WallLayout(0, (136,) + tuple(range(33))),
         lambda: WallLayout(4, tuple(range(34))),
+        lambda: SeatTiles(4, Zone.HAND, ()),
+        lambda: SeatTiles(0, 3, ()),  # type: ignore[arg-type]
+        lambda: SeatTiles(0, Zone.HAND, (136,)),
+        lambda: SeatTiles(0, Zone.HAND, (None,)),  # type: ignore[arg-type]
+        lambda: SeatTiles(0, Zone.HAND, tuple(range(136)) + (0,)),
     ],
 )
 def test_constructor_rejects_out_of_range(build: object) -> None:
@@ -233,6 +243,11 @@ def test_constructor_rejects_out_of_range(build: object) -> None:
         (0x87, b"\x00\x21" + bytes(33)),  # a wall of 33 tiles
         (0x87, b"\x00\x22" + bytes(33) + b"\x88"),  # tile id 136
         (0x87, b"\x00\x22" + bytes(33)),  # truncated
+        (0x88, b"\x00\x03\x00"),  # no zone 3
+        (0x88, b"\x04\x00\x00"),  # seat 4
+        (0x88, b"\x00\x00\x01\xff"),  # an unread tile is not reported, never 0xFF
+        (0x88, b"\x00\x02\x03\x01\x02"),  # truncated
+        (0x88, b"\x00\x02\x89" + bytes(137)),  # more tiles than a set has
     ],
 )
 def test_decode_rejects_bad_payloads(msg_type: int, payload: bytes) -> None:
@@ -249,6 +264,27 @@ def test_wall_layout_of_a_three_player_wall() -> None:
     assert len(layout.to_bytes()) == 38
     assert decode_message(0x87, layout.to_bytes()) == layout
     assert Capability.WALL_READER == 0x80
+
+
+@pytest.mark.parametrize(
+    ("tiles", "wire_bytes"),
+    [((), 12), (tuple(range(14)), 26), (tuple(range(24)), 36), (tuple(range(136)), 148)],
+)
+def test_seat_tiles_sizes_on_the_wire(tiles: tuple[int, ...], wire_bytes: int) -> None:
+    # docs/protocol.md's frame budget: 12 wire bytes plus one a tile.
+    msg = SeatTiles(seat=1, zone=Zone.HAND, tiles=tiles)
+    frame = Frame(Flags.RELIABLE | Flags.ACK, 1, 1, msg.MSG_TYPE, msg.to_bytes())
+    assert len(encode_frame(frame)) == wire_bytes
+    assert decode_message(0x88, msg.to_bytes()) == msg
+    assert Capability.SEAT_READER == 0x100 and int(Zone.DISCARDS) == 2
+
+
+@pytest.mark.parametrize(
+    ("seat", "zone", "detail"),
+    [(0, Zone.HAND, 0x100), (1, Zone.DISCARDS, 0x112), (3, Zone.MELDS, 0x131)],
+)
+def test_a_seat_readers_fault_names_seat_and_zone(seat: int, zone: Zone, detail: int) -> None:
+    assert seat_reader_detail(seat, zone) == detail
 
 
 def test_unknown_capability_bits_survive() -> None:

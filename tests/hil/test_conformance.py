@@ -26,7 +26,7 @@ from hw_sim import SimTable
 @asynccontextmanager
 async def simulated(prepare: Any = None) -> AsyncIterator[tuple[SimTable, str]]:
     """A simulated table on TCP loopback, no bots (``prepare(sim)`` runs before it starts)."""
-    sim = SimTable("tenhou", 1, autoplay=False, wall_reader=True)
+    sim = SimTable("tenhou", 1, autoplay=False, wall_reader=True, seat_reader=True)
     if prepare is not None:
         prepare(sim)
     port = await sim.start_tcp()
@@ -233,6 +233,15 @@ def _break_wall_reader(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
     mp.setattr(sim.firmware, "emit", emit)
 
 
+def _break_seat_reader(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
+    real = sim.firmware.report_zones
+
+    def report_zones(places: Any) -> None:
+        real([p for p in places if p[1] != 1])  # the meld zones' readers are never polled
+
+    mp.setattr(sim.firmware, "report_zones", report_zones)
+
+
 def _break_warm_reset(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
     mp.setattr(link_mod.Link, "unacked", lambda self: None)  # RAM cleared by the reset
 
@@ -248,6 +257,7 @@ BROKEN = {
     "resume": _break_resume,
     "host_silent": _break_safe_state,
     "wall_reader": _break_wall_reader,
+    "seat_reader": _break_seat_reader,
     "warm_reset": _break_warm_reset,
 }
 

@@ -168,6 +168,7 @@ def test_fault_plan_spec() -> None:
     assert plan.due(9) == [OneShot(5, "stuck", ("1", "OK")), OneShot(9, "tray")]
     assert plan.due(9) == [] and len(plan.one_shots) == 1
     assert plan.describe() == "corrupt=0.01,drop=0.02,dup=0.5,unplug@300:2"
+    assert FaultPlan.parse("reader@7:2:melds").one_shots == [OneShot(7, "reader", ("2", "melds"))]
     assert len(FaultPlan.parse("random=5", 1).one_shots) == 5
     assert FaultPlan.parse("random=5", 1) == FaultPlan.parse("random=5", 1)  # seeded
     for bad, error in [
@@ -177,6 +178,8 @@ def test_fault_plan_spec() -> None:
         ("meteor@3", "expected NAME=PROB"),
         ("unplug@soon", "not an event count"),
         ("stuck@3:1:JUMP", "unknown key"),
+        ("reader@3:1:lid", "unknown zone"),
+        ("reader@3:7", "not a seat"),
         ("random=x", "integer"),
     ]:
         with pytest.raises(ValueError, match=error):
