@@ -783,7 +783,8 @@ class Link:
             self._stats.bytes_in += len(data)
             for frame in self._decoder.feed(data):
                 self._on_frame(frame)
-            self._flush_ack()
+            if self._ack_pending:
+                self._schedule_flush()  # the ack rides on whatever this turn sends
             if self._drop_reason is not None:
                 raise _Dropped(self._drop_reason)
 
@@ -874,6 +875,9 @@ class Link:
         self._out += data
         self._stats.frames_out += 1
         self._stats.bytes_out += len(data)
+        self._schedule_flush()
+
+    def _schedule_flush(self) -> None:
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
@@ -885,7 +889,13 @@ class Link:
         heartbeat) leave in one write: one syscall and, on USB, one transfer instead of
         one per frame. The pty profile of the daemon had a third of its time in write().
         Runs at the next turn of the event loop, so no frame waits for anything else.
+
+        An ack still owed here goes out as an Ack frame: none of this turn's frames
+        carried it. (Acks are owed by the reader and by :meth:`_handled`; deferring the
+        bare Ack to here lets the commands or events the same turn produces carry it.)
         """
+        if self._ack_pending and self._up:
+            self._send_unreliable(Ack())
         self._flush_scheduled = False
         data, self._out = bytes(self._out), bytearray()
         transport = self._transport
@@ -911,10 +921,6 @@ class Link:
         flags, ack = self._ack_fields()
         flags = _ACK_RELIABLE if flags is Flags.ACK else Flags.RELIABLE
         self._write(Frame(flags, out.seq, ack, out.msg.MSG_TYPE, out.payload))
-
-    def _flush_ack(self) -> None:
-        if self._ack_pending and self._up:
-            self._send_unreliable(Ack())
 
     def _pump(self) -> None:
         """Move queued messages into the window while there is room, and send them."""
@@ -979,12 +985,16 @@ class Link:
             if frame.msg_type == Heartbeat.MSG_TYPE:
                 self._on_heartbeat(frame)
             return
-        self._ack_pending = True
         distance = (frame.seq - self._rx_next) % _SEQ_MOD
         if distance == 0:
             self._rx_next = (self._rx_next + 1) % _SEQ_MOD
+            # A host acks a new event once it is handled (_handled): an Ack now would
+            # repeat the last position and tell the table nothing.
+            self._ack_pending = self._ack_pending or self.role is Role.DEVICE
             self._deliver(frame)
-        elif distance >= _HALF:
+            return
+        self._ack_pending = True
+        if distance >= _HALF:
             self._stats.duplicates_dropped += 1
         else:
             self._stats.out_of_order_dropped += 1
@@ -1027,7 +1037,7 @@ class Link:
         self._rx_handled = received.rx_after
         if self._up:
             self._ack_pending = True
-            self._flush_ack()
+            self._schedule_flush()
 
     def _on_ack(self, ack: int) -> None:
         if self._apply_ack(ack):

@@ -271,7 +271,7 @@ class Daemon:
             lock.release()
 
     async def _run_locked(self, config: DaemonConfig) -> None:
-        journal = Journal.open(config.journal)
+        journal = Journal.open(config.journal, preallocate_log=True)
         resumed = resume(journal)
         rules = resumed.rules if resumed is not None else config.house_rules
         # A game resumed from the journal goes on with the rules it started with, which
@@ -499,11 +499,14 @@ class Daemon:
         """Group commit: the table events that arrived together are handled in one journal
         transaction, each in a savepoint of its own; the group's position and console flow
         go in once, then the commit (one fsync, if anything was journalled), then the
-        group's commands, then the acknowledgement.
+        acknowledgement and the group's commands.
 
         An event that fails rolls back alone: the events before it are committed, their
         commands sent and acknowledged; it and everything after it are not acknowledged
         (the table resends them to the next daemon), and the daemon stops with the error.
+
+        The acknowledgement is given after the commit and before the commands are posted,
+        so that their frames carry it instead of an Ack frame of its own.
         """
         link = self.link
         assert link is not None
@@ -511,32 +514,34 @@ class Daemon:
         handled: Delivery | None = None
         failure: Exception | None = None
         try:
-            with self._holding(), recorder.handling():
-                assert self._held is not None
-                for delivery in group:
-                    if delivery.position is not None:
-                        self._handling = delivery.position
-                    if delivery.item is None:  # an undecodable frame: nothing to do
+            with self._holding():
+                with recorder.handling():
+                    assert self._held is not None
+                    for delivery in group:
+                        if delivery.position is not None:
+                            self._handling = delivery.position
+                        if delivery.item is None:  # an undecodable frame: nothing to do
+                            handled = delivery
+                            continue
+                        mark = len(self._held)
+                        try:
+                            with recorder.unit():
+                                await self._dispatch(table, delivery.item)
+                        except Exception as exc:
+                            del self._held[mark:]  # its commands never go out
+                            positions = [d.position for d in group if d is handled]
+                            self._handling = positions[0] if positions else before
+                            recorder.flow_void = True
+                            failure = exc
+                            break
                         handled = delivery
-                        continue
-                    mark = len(self._held)
-                    try:
-                        with recorder.unit():
-                            await self._dispatch(table, delivery.item)
-                    except Exception as exc:
-                        del self._held[mark:]  # its commands never go out
-                        positions = [d.position for d in group if d is handled]
-                        self._handling = positions[0] if positions else before
-                        recorder.flow_void = True
-                        failure = exc
-                        break
-                    handled = delivery
+                # Committed: acknowledge, then the held commands go out carrying the ack.
+                if handled is not None:
+                    link.acknowledge(handled)
         except BaseException as exc:
             if not isinstance(exc, asyncio.CancelledError):
                 link.hold_acks()
             raise
-        if handled is not None:
-            link.acknowledge(handled)
         if failure is not None:
             link.hold_acks()
             raise failure
