@@ -33,7 +33,14 @@ import typing
 from collections.abc import AsyncGenerator
 from typing import Any, Final
 
-from firmware_bridge.codec import PROTOCOL_MAJOR, Flags, Frame, FrameDecoder, encode_frame
+from firmware_bridge.codec import (
+    PROTOCOL_MAJOR,
+    Flags,
+    Frame,
+    FrameDecoder,
+    encode_frame,
+    encode_unsigned,
+)
 from firmware_bridge.errors import (
     LinkDown,
     ProtocolError,
@@ -324,7 +331,6 @@ _CLOSED: Final = object()
 _SYN = int(Flags.SYN)
 _ACK = int(Flags.ACK)
 _RELIABLE = int(Flags.RELIABLE)
-_ACK_RELIABLE = Flags.ACK | Flags.RELIABLE
 _SEQ_MOD = 256
 _HALF = 128
 
@@ -869,7 +875,18 @@ class Link:
             return
         if self._signer is not None:
             frame = self._signer.sign(frame)
-        data = encode_frame(frame)
+        self._queue_out(encode_frame(frame))
+
+    def _write_fields(self, flags: int, seq: int, ack: int, msg_type: int, payload: bytes) -> None:
+        """:meth:`_write` of ``Frame(flags, seq, ack, msg_type, payload)``; unsigned, the
+        frame is encoded from the fields without building one (every command or event
+        sent, and every ack, comes this way)."""
+        if self._signer is not None:
+            self._write(Frame(Flags(flags), seq, ack, msg_type, payload))
+        elif self._transport is not None:
+            self._queue_out(encode_unsigned(flags, seq, ack, msg_type, payload))
+
+    def _queue_out(self, data: bytes) -> None:
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("%s: tx %s", self.name, data.hex())
         self._out += data
@@ -907,20 +924,19 @@ class Link:
             self._drop_reason = f"transport closed: {exc}"
             self._wake.set()
 
-    def _ack_fields(self) -> tuple[Flags, int]:
+    def _ack_fields(self) -> tuple[int, int]:
         if self._up:
             self._ack_pending = False
-            return Flags.ACK, self._rx_handled if self.role is Role.HOST else self._rx_next
-        return Flags.NONE, 0
+            return _ACK, self._rx_handled if self.role is Role.HOST else self._rx_next
+        return 0, 0
 
     def _send_unreliable(self, msg: Message) -> None:
         flags, ack = self._ack_fields()
-        self._write(Frame(flags, 0, ack, msg.MSG_TYPE, msg.to_bytes()))
+        self._write_fields(flags, 0, ack, msg.MSG_TYPE, msg.to_bytes())
 
     def _transmit(self, out: _Outgoing) -> None:
         flags, ack = self._ack_fields()
-        flags = _ACK_RELIABLE if flags is Flags.ACK else Flags.RELIABLE
-        self._write(Frame(flags, out.seq, ack, out.msg.MSG_TYPE, out.payload))
+        self._write_fields(flags | _RELIABLE, out.seq, ack, out.msg.MSG_TYPE, out.payload)
 
     def _pump(self) -> None:
         """Move queued messages into the window while there is room, and send them."""
