@@ -231,16 +231,26 @@ class Daemon:
         self.refused: str | None = None
 
     @contextlib.contextmanager
-    def _holding(self) -> Iterator[None]:
+    def _holding(self, acknowledge: Callable[[], None] | None = None) -> Iterator[None]:
         """Keep the commands posted inside until the block ends without an error (after
-        the journal batch inside it committed): nothing goes out before it is on disk."""
+        the journal batch inside it committed): nothing goes out before it is on disk.
+
+        ``acknowledge`` is called then too, just before the last command is posted, so
+        that the last frame carries the ack: a table reads the commands first and then
+        the ack that frees its window, and its next events, sent then, carry its own ack
+        (acked first, a C firmware sent its queued events at once and a bare Ack after
+        the commands, one frame more per group)."""
         self._held = []
         try:
             yield
             held = self._held
         finally:
             self._held = None
-        for msg in held:
+        for msg in held[:-1]:
+            self._post(msg)
+        if acknowledge is not None:
+            acknowledge()
+        for msg in held[-1:]:
             self._post(msg)
 
     def _post(self, msg: m.Message) -> None:
@@ -505,39 +515,40 @@ class Daemon:
         commands sent and acknowledged; it and everything after it are not acknowledged
         (the table resends them to the next daemon), and the daemon stops with the error.
 
-        The acknowledgement is given after the commit and before the commands are posted,
-        so that their frames carry it instead of an Ack frame of its own.
+        The acknowledgement is given after the commit, with the group's last command, so
+        that its frame carries it instead of an Ack frame of its own (see :meth:`_holding`).
         """
         link = self.link
         assert link is not None
         before = self._handling
         handled: Delivery | None = None
         failure: Exception | None = None
+
+        def acknowledge() -> None:  # once committed: with the last held command
+            if handled is not None:
+                link.acknowledge(handled)
+
         try:
-            with self._holding():
-                with recorder.handling():
-                    assert self._held is not None
-                    for delivery in group:
-                        if delivery.position is not None:
-                            self._handling = delivery.position
-                        if delivery.item is None:  # an undecodable frame: nothing to do
-                            handled = delivery
-                            continue
-                        mark = len(self._held)
-                        try:
-                            with recorder.unit():
-                                await self._dispatch(table, delivery.item)
-                        except Exception as exc:
-                            del self._held[mark:]  # its commands never go out
-                            positions = [d.position for d in group if d is handled]
-                            self._handling = positions[0] if positions else before
-                            recorder.flow_void = True
-                            failure = exc
-                            break
+            with self._holding(acknowledge), recorder.handling():
+                assert self._held is not None
+                for delivery in group:
+                    if delivery.position is not None:
+                        self._handling = delivery.position
+                    if delivery.item is None:  # an undecodable frame: nothing to do
                         handled = delivery
-                # Committed: acknowledge, then the held commands go out carrying the ack.
-                if handled is not None:
-                    link.acknowledge(handled)
+                        continue
+                    mark = len(self._held)
+                    try:
+                        with recorder.unit():
+                            await self._dispatch(table, delivery.item)
+                    except Exception as exc:
+                        del self._held[mark:]  # its commands never go out
+                        positions = [d.position for d in group if d is handled]
+                        self._handling = positions[0] if positions else before
+                        recorder.flow_void = True
+                        failure = exc
+                        break
+                    handled = delivery
         except BaseException as exc:
             if not isinstance(exc, asyncio.CancelledError):
                 link.hold_acks()
