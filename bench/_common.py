@@ -60,11 +60,16 @@ def machine() -> dict[str, Any]:
             if line.startswith("model name"):
                 model = line.split(":", 1)[1].strip()
                 break
+    load = ""
+    with contextlib.suppress(OSError):
+        load = Path("/proc/loadavg").read_text().split()[0]
     return {
         "nproc": os.cpu_count(),
         "cpu": model or platform.processor(),
         "python": platform.python_version(),
         "kernel": platform.release(),
+        # The 1-minute load when the run ended: anything but this run shows above ~1.
+        "loadavg_1min": float(load) if load else None,
     }
 
 

@@ -6,9 +6,10 @@ Run from the repository root::
     .venv/bin/python bench/run.py             # the full sizes (long: see docs/performance.md)
 
 Sizes (full / ``--quick``): latency 10,000 / 2,000 DIGIT_0 presses each against the daemon
-and the echo floor, plus 3 / 1 autoplayed games for the journalled take; throughput 3 / 1
+and the echo floor, plus 3 / 1 autoplayed games for the journalled take, each again with
+the C firmware as the table (and 1,500 / 300 journalled takes); throughput 3 / 1
 games per preset (all ten / five presets) in process and over a pty, and 20,000 / 3,000
-pipelined score-page presses; footprint 1,000 / 10
+pipelined score-page presses from the simulator and from the C firmware; footprint 1,000 / 10
 games against one ``tablectl run`` process; soak 1,000 / 3 seeded games under faults (the
 quick soak fires the one-shot faults more often, every 6 / 5 / 12 hands for unplug /
 kill -9 / reboot, so that each kind happens, and gives a game 45 s); dashboard 20 tables,
@@ -19,7 +20,9 @@ The headline keys are the issue's: ``latency_p99_us``, ``echo_p99_us``, ``latenc
 ``games_per_s``, ``line_rate_multiple``, ``rss_mb_start``, ``rss_mb_after``,
 ``start_to_display_s``, ``soak_games``, ``soak_mismatches``, and the parlor dashboard's
 ``dashboard_human_p99_ms``, ``dashboard_bot_p99_ms``, ``dashboard_human_cpu_pct``,
-``dashboard_rss_mb``; each benchmark's own JSON is under ``details``.
+``dashboard_rss_mb``; each benchmark's own JSON is under ``details``. Keys ending in ``_c``
+are measured with the C firmware's POSIX port as the table (``make -C firmware``; without
+a C compiler they are None and ``details.throughput.pipelined_c.error`` says why).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ QUICK = {
     "games_per_preset": 1,
     "presets": ["ariari", "jboy-sanma", "kantan", "mleague", "tenhou"],
     "pipelined_presses": 3000,
+    "c_takes": 300,
     "footprint_games": 10,
     "soak_games": 3,
     "soak_periods": {"unplug": 6, "kill": 5, "reboot": 12},
@@ -65,6 +69,7 @@ FULL = {
     "games_per_preset": 3,
     "presets": list(common.PRESETS),
     "pipelined_presses": 20000,
+    "c_takes": 1500,
     "footprint_games": 1000,
     "soak_games": 1000,
     "soak_periods": {"unplug": 50, "kill": 100, "reboot": 200},
@@ -81,7 +86,7 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
     """Each benchmark in turn (its own event loop); the merged result."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    lat = asyncio.run(latency.run(sizes["presses"], sizes["latency_games"]))
+    lat = asyncio.run(latency.run(sizes["presses"], sizes["latency_games"], sizes["c_takes"]))
     timings["latency_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     thr = asyncio.run(
@@ -118,6 +123,7 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
         dash = {"error": str(exc)}
     timings["dashboard_s"] = time.perf_counter() - t0
     pipelined = thr["pipelined"] or {}
+    pipelined_c = thr["pipelined_c"] or {}
     cpu_us = pipelined.get("daemon_cpu_us_per_press")
     return {
         "latency_p99_us": lat["latency_p99_us"],
@@ -127,7 +133,10 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
         "line_rate_multiple": thr["line_rate_multiple"],
         "line_rate_multiple_pipelined": thr["line_rate_multiple_pipelined"],
         "line_rate_multiple_daemon_bound": pipelined.get("line_rate_multiple_daemon_bound"),
+        "line_rate_multiple_pipelined_c": thr["line_rate_multiple_pipelined_c"],
+        "line_rate_multiple_daemon_bound_c": pipelined_c.get("line_rate_multiple_daemon_bound"),
         "daemon_cpu_us_per_press": cpu_us,
+        "daemon_cpu_us_per_press_c": pipelined_c.get("daemon_cpu_us_per_press"),
         "pi_estimate_cpu_us_per_press": round(cpu_us * PI_FACTOR, 1) if cpu_us else None,
         "pi_estimate_factor": PI_FACTOR,
         "cpu_probe_us": common.cpu_probe_us(),
@@ -138,6 +147,12 @@ def run(sizes: dict[str, Any]) -> dict[str, Any]:
         "journalled_p99_us": lat.get("journalled_p99_us"),
         "journalled_floor_us": lat["journalled_floor_us"],
         "journalled_ratio": lat.get("journalled_ratio"),
+        "echo_p99_us_c": lat.get("echo_p99_us_c"),
+        "latency_p99_us_c": lat.get("latency_p99_us_c"),
+        "journalled_p50_us_c": lat.get("journalled_p50_us_c"),
+        "journalled_p99_us_c": lat.get("journalled_p99_us_c"),
+        "journalled_floor_us_c": lat.get("journalled_floor_us_c"),
+        "journalled_ratio_c": lat.get("journalled_ratio_c"),
         "fsync_p50_us": lat["fsync"]["p50_us"],
         "rss_mb_start": foot["rss_mb_start"],
         "rss_mb_after": foot["rss_mb_after"],

@@ -27,6 +27,15 @@ each changes one seat display and is not journalled) outstanding. Frames are the
 simulator link's ``frames_in + frames_out`` (the daemon's frames seen from the other end),
 over the wall time from the first press to the last display.
 
+**Pipelined, with the C firmware as the table** (``pipelined_c``; ``--no-c-firmware``
+skips it): the same presses, depth and daemon with the C device library's POSIX port
+(``firmware/build/table-posix --pty``, built by ``make -C firmware``) in the simulator's
+place, as a production table runs the C library on its microcontroller. The port makes
+the presses itself (its ``burst`` hook: ``PIPELINE`` deep, seats 1-3 in turn) and counts
+the frames and bytes at its end of the link, both ways; the daemon's CPU comes from
+``/proc``. The Python simulator costs about as much per frame as the daemon, so with it
+the run measures the two processes taking turns; with the C table it measures the daemon.
+
 Prints one JSON object.
 """
 
@@ -41,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 import _common as common
+from _ctable import CTable, CTableError
 
 from firmware_bridge.messages import Key, Message, SeatDisplay
 from hw_sim import SimTable
@@ -188,10 +198,66 @@ async def bench_pipelined(presses: int, tmp: Path, idle_s: float = 10.0) -> dict
     }
 
 
+#: Presses before the measured burst with the C table (the daemon's caches and the pty).
+C_WARMUP = 500
+
+
+async def bench_pipelined_c(presses: int, tmp: Path) -> dict[str, Any]:
+    """Score-page presses kept ``PIPELINE`` deep by the C firmware's POSIX port to a
+    ``tablectl run`` process on its pty."""
+    table = CTable()
+    try:
+        url = await table.start()
+    except CTableError as exc:
+        await table.close()
+        return {"error": str(exc)}
+    config = common.write_config(tmp, url, PIPELINED_PRESET, tmp / "pipe-c.sqlite3", "pipe-c")
+    proc = await common.start_daemon(config, tmp / "pipelined-c.log")
+    try:
+        await table.wait_for(
+            lambda lines: lines[0][0].startswith("ROLL?")
+            and all(lines[s][0] for s in PIPELINED_SEATS)
+        )
+        await table.burst(C_WARMUP, PIPELINE, Key.DIGIT_0, PIPELINED_SEATS)
+        cpu_before = common.cpu_s(proc.pid)
+        burst = await table.burst(presses, PIPELINE, Key.DIGIT_0, PIPELINED_SEATS)
+        daemon_cpu = common.cpu_s(proc.pid) - cpu_before
+    finally:
+        await common.stop_daemon(proc)
+        await table.close()
+    if burst.ended != "done":
+        return {"error": f"the burst {burst.ended} after {burst.answered} of {presses} presses"}
+    elapsed = burst.elapsed_s
+    mean_frame = burst.nbytes / burst.frames
+    line_fps = common.LINE_BYTES_PER_S / mean_frame
+    return {
+        "presses": presses,
+        "elapsed_s": round(elapsed, 3),
+        "presses_per_s": round(presses / elapsed, 1),
+        "frames": burst.frames,
+        "frames_per_s": round(burst.frames / elapsed, 1),
+        "mean_frame_bytes": round(mean_frame, 2),
+        "line_frames_per_s": round(line_fps, 1),
+        "line_rate_multiple": round(burst.frames / elapsed / line_fps, 2),
+        "daemon_cpu_share": round(daemon_cpu / elapsed, 2),
+        "line_rate_multiple_daemon_bound": round(
+            burst.frames / max(daemon_cpu, 1e-9) / line_fps, 1
+        ),
+        "daemon_cpu_us_per_press": round(daemon_cpu / presses * 1e6, 1),
+        # Each press's round trip (press to its display) with PIPELINE presses queued.
+        "press_round_trip": common.summary_us(burst.samples_ns),
+    }
+
+
 async def run(
-    games_per_preset: int, presets: list[str], presses: int, idle_s: float = 10.0
+    games_per_preset: int,
+    presets: list[str],
+    presses: int,
+    idle_s: float = 10.0,
+    c_firmware: bool = True,
 ) -> dict[str, Any]:
-    """Both transports and the pipelined run; the pty games are the headline games/s."""
+    """Both transports and the pipelined runs; the pty games are the headline games/s,
+    the pipelined run with the C firmware as the table the headline capacity."""
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
         tmp = Path(folder)
         in_process = pty = None
@@ -199,15 +265,19 @@ async def run(
             in_process = await bench_transport("sim", presets, games_per_preset, tmp)
             pty = await bench_transport("pty", presets, games_per_preset, tmp)
         pipelined = await bench_pipelined(presses, tmp, idle_s) if presses else None
+        pipelined_c = await bench_pipelined_c(presses, tmp) if presses and c_firmware else None
+    c_ok = pipelined_c is not None and "error" not in pipelined_c
     return {
         "games_per_s": pty["games_per_s"] if pty else None,
         "games_per_s_in_process": in_process["games_per_s"] if in_process else None,
         "line_rate_multiple": pty["line_rate_multiple"] if pty else None,
         "line_rate_multiple_pipelined": pipelined["line_rate_multiple"] if pipelined else None,
+        "line_rate_multiple_pipelined_c": pipelined_c["line_rate_multiple"] if c_ok else None,
         "presets": presets,
         "in_process": in_process,
         "pty": pty,
         "pipelined": pipelined,
+        "pipelined_c": pipelined_c,
     }
 
 
@@ -224,11 +294,16 @@ def main() -> None:
     parser.add_argument(
         "--idle-s", type=float, default=10.0, help="seconds of idle after the presses"
     )
+    parser.add_argument(
+        "--no-c-firmware", action="store_true", help="skip the pipelined run with the C table"
+    )
     args = parser.parse_args()
     if args.games_per_preset < 0 or args.presses < 0 or args.idle_s < 0:
         parser.error("sizes must not be negative")
     presets = list(common.PRESETS) if args.presets == "all" else args.presets.split(",")
-    result = asyncio.run(run(args.games_per_preset, presets, args.presses, args.idle_s))
+    result = asyncio.run(
+        run(args.games_per_preset, presets, args.presses, args.idle_s, not args.no_c_firmware)
+    )
     print(json.dumps({"machine": common.machine(), **result}))
 
 

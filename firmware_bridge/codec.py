@@ -199,6 +199,17 @@ def encode_frame(frame: Frame) -> bytes:
     return bytes(_cobs.encode(body)) + b"\x00"
 
 
+def encode_unsigned(flags: int, seq: int, ack: int, msg_type: int, payload: bytes) -> bytes:
+    """What ``encode_frame(Frame(flags, seq, ack, msg_type, payload))`` gives for an
+    unsigned frame of this protocol version, without building (and checking) the Frame:
+    the link's path for every frame it sends, with fields it made itself."""
+    body = bytes((PROTOCOL_MAJOR, flags, seq, ack, msg_type)) + payload
+    if flags & _SIGNED_BIT or len(payload) > MAX_PAYLOAD:
+        raise ValueError(f"not an unsigned frame of at most {MAX_PAYLOAD} payload bytes")
+    body += crc16(body).to_bytes(2, "little")
+    return bytes(_cobs.encode(body)) + b"\x00"
+
+
 def decode_packet(packet: bytes) -> Frame:
     """Decode one complete packet (COBS bytes, optionally ending with the delimiter).
 

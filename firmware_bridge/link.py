@@ -33,7 +33,14 @@ import typing
 from collections.abc import AsyncGenerator
 from typing import Any, Final
 
-from firmware_bridge.codec import PROTOCOL_MAJOR, Flags, Frame, FrameDecoder, encode_frame
+from firmware_bridge.codec import (
+    PROTOCOL_MAJOR,
+    Flags,
+    Frame,
+    FrameDecoder,
+    encode_frame,
+    encode_unsigned,
+)
 from firmware_bridge.errors import (
     LinkDown,
     ProtocolError,
@@ -324,7 +331,6 @@ _CLOSED: Final = object()
 _SYN = int(Flags.SYN)
 _ACK = int(Flags.ACK)
 _RELIABLE = int(Flags.RELIABLE)
-_ACK_RELIABLE = Flags.ACK | Flags.RELIABLE
 _SEQ_MOD = 256
 _HALF = 128
 
@@ -783,7 +789,8 @@ class Link:
             self._stats.bytes_in += len(data)
             for frame in self._decoder.feed(data):
                 self._on_frame(frame)
-            self._flush_ack()
+            if self._ack_pending:
+                self._schedule_flush()  # the ack rides on whatever this turn sends
             if self._drop_reason is not None:
                 raise _Dropped(self._drop_reason)
 
@@ -868,12 +875,26 @@ class Link:
             return
         if self._signer is not None:
             frame = self._signer.sign(frame)
-        data = encode_frame(frame)
+        self._queue_out(encode_frame(frame))
+
+    def _write_fields(self, flags: int, seq: int, ack: int, msg_type: int, payload: bytes) -> None:
+        """:meth:`_write` of ``Frame(flags, seq, ack, msg_type, payload)``; unsigned, the
+        frame is encoded from the fields without building one (every command or event
+        sent, and every ack, comes this way)."""
+        if self._signer is not None:
+            self._write(Frame(Flags(flags), seq, ack, msg_type, payload))
+        elif self._transport is not None:
+            self._queue_out(encode_unsigned(flags, seq, ack, msg_type, payload))
+
+    def _queue_out(self, data: bytes) -> None:
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("%s: tx %s", self.name, data.hex())
         self._out += data
         self._stats.frames_out += 1
         self._stats.bytes_out += len(data)
+        self._schedule_flush()
+
+    def _schedule_flush(self) -> None:
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
@@ -885,7 +906,13 @@ class Link:
         heartbeat) leave in one write: one syscall and, on USB, one transfer instead of
         one per frame. The pty profile of the daemon had a third of its time in write().
         Runs at the next turn of the event loop, so no frame waits for anything else.
+
+        An ack still owed here goes out as an Ack frame: none of this turn's frames
+        carried it. (Acks are owed by the reader and by :meth:`_handled`; deferring the
+        bare Ack to here lets the commands or events the same turn produces carry it.)
         """
+        if self._ack_pending and self._up:
+            self._send_unreliable(Ack())
         self._flush_scheduled = False
         data, self._out = bytes(self._out), bytearray()
         transport = self._transport
@@ -897,24 +924,19 @@ class Link:
             self._drop_reason = f"transport closed: {exc}"
             self._wake.set()
 
-    def _ack_fields(self) -> tuple[Flags, int]:
+    def _ack_fields(self) -> tuple[int, int]:
         if self._up:
             self._ack_pending = False
-            return Flags.ACK, self._rx_handled if self.role is Role.HOST else self._rx_next
-        return Flags.NONE, 0
+            return _ACK, self._rx_handled if self.role is Role.HOST else self._rx_next
+        return 0, 0
 
     def _send_unreliable(self, msg: Message) -> None:
         flags, ack = self._ack_fields()
-        self._write(Frame(flags, 0, ack, msg.MSG_TYPE, msg.to_bytes()))
+        self._write_fields(flags, 0, ack, msg.MSG_TYPE, msg.to_bytes())
 
     def _transmit(self, out: _Outgoing) -> None:
         flags, ack = self._ack_fields()
-        flags = _ACK_RELIABLE if flags is Flags.ACK else Flags.RELIABLE
-        self._write(Frame(flags, out.seq, ack, out.msg.MSG_TYPE, out.payload))
-
-    def _flush_ack(self) -> None:
-        if self._ack_pending and self._up:
-            self._send_unreliable(Ack())
+        self._write_fields(flags | _RELIABLE, out.seq, ack, out.msg.MSG_TYPE, out.payload)
 
     def _pump(self) -> None:
         """Move queued messages into the window while there is room, and send them."""
@@ -979,12 +1001,16 @@ class Link:
             if frame.msg_type == Heartbeat.MSG_TYPE:
                 self._on_heartbeat(frame)
             return
-        self._ack_pending = True
         distance = (frame.seq - self._rx_next) % _SEQ_MOD
         if distance == 0:
             self._rx_next = (self._rx_next + 1) % _SEQ_MOD
+            # A host acks a new event once it is handled (_handled): an Ack now would
+            # repeat the last position and tell the table nothing.
+            self._ack_pending = self._ack_pending or self.role is Role.DEVICE
             self._deliver(frame)
-        elif distance >= _HALF:
+            return
+        self._ack_pending = True
+        if distance >= _HALF:
             self._stats.duplicates_dropped += 1
         else:
             self._stats.out_of_order_dropped += 1
@@ -1027,7 +1053,7 @@ class Link:
         self._rx_handled = received.rx_after
         if self._up:
             self._ack_pending = True
-            self._flush_ack()
+            self._schedule_flush()
 
     def _on_ack(self, ack: int) -> None:
         if self._apply_ack(ack):

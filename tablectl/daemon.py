@@ -231,16 +231,26 @@ class Daemon:
         self.refused: str | None = None
 
     @contextlib.contextmanager
-    def _holding(self) -> Iterator[None]:
+    def _holding(self, acknowledge: Callable[[], None] | None = None) -> Iterator[None]:
         """Keep the commands posted inside until the block ends without an error (after
-        the journal batch inside it committed): nothing goes out before it is on disk."""
+        the journal batch inside it committed): nothing goes out before it is on disk.
+
+        ``acknowledge`` is called then too, just before the last command is posted, so
+        that the last frame carries the ack: a table reads the commands first and then
+        the ack that frees its window, and its next events, sent then, carry its own ack
+        (acked first, a C firmware sent its queued events at once and a bare Ack after
+        the commands, one frame more per group)."""
         self._held = []
         try:
             yield
             held = self._held
         finally:
             self._held = None
-        for msg in held:
+        for msg in held[:-1]:
+            self._post(msg)
+        if acknowledge is not None:
+            acknowledge()
+        for msg in held[-1:]:
             self._post(msg)
 
     def _post(self, msg: m.Message) -> None:
@@ -271,7 +281,7 @@ class Daemon:
             lock.release()
 
     async def _run_locked(self, config: DaemonConfig) -> None:
-        journal = Journal.open(config.journal)
+        journal = Journal.open(config.journal, preallocate_log=True)
         resumed = resume(journal)
         rules = resumed.rules if resumed is not None else config.house_rules
         # A game resumed from the journal goes on with the rules it started with, which
@@ -499,19 +509,27 @@ class Daemon:
         """Group commit: the table events that arrived together are handled in one journal
         transaction, each in a savepoint of its own; the group's position and console flow
         go in once, then the commit (one fsync, if anything was journalled), then the
-        group's commands, then the acknowledgement.
+        acknowledgement and the group's commands.
 
         An event that fails rolls back alone: the events before it are committed, their
         commands sent and acknowledged; it and everything after it are not acknowledged
         (the table resends them to the next daemon), and the daemon stops with the error.
+
+        The acknowledgement is given after the commit, with the group's last command, so
+        that its frame carries it instead of an Ack frame of its own (see :meth:`_holding`).
         """
         link = self.link
         assert link is not None
         before = self._handling
         handled: Delivery | None = None
         failure: Exception | None = None
+
+        def acknowledge() -> None:  # once committed: with the last held command
+            if handled is not None:
+                link.acknowledge(handled)
+
         try:
-            with self._holding(), recorder.handling():
+            with self._holding(acknowledge), recorder.handling():
                 assert self._held is not None
                 for delivery in group:
                     if delivery.position is not None:
@@ -535,8 +553,6 @@ class Daemon:
             if not isinstance(exc, asyncio.CancelledError):
                 link.hold_acks()
             raise
-        if handled is not None:
-            link.acknowledge(handled)
         if failure is not None:
             link.hold_acks()
             raise failure

@@ -57,6 +57,10 @@ CLOCK_PUBLISH_S = 15
 #: Phases in which a ``WallLayout`` belongs to the hand being set up (the table sends it
 #: while raising the walls, before their DONE; a late one may follow the last DONE).
 _LAYOUT_PHASES = ("table_shuffling", "table_walls_up")
+#: A seat console's fields (all plain values), in the order the stored flow lists them.
+_CONSOLE_FIELDS = tuple(f.name for f in dataclasses.fields(SeatConsole))
+#: A display or lamp slot: the message class's name and its seat (0 for the centre).
+_Slot = tuple[str, int]
 
 
 class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost):
@@ -116,6 +120,9 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self._conditions_memo: tuple[GameState | None, Conditions | None] = (None, None)
         #: Per seat: the state and console inputs its display fields were made from.
         self._seat_memo: dict[int, tuple[GameState, tuple[Any, ...], dict[str, Any]]] = {}
+        #: The centre display's fields and the (state fields, dora, clock) they came from.
+        self._centre_memo: tuple[dict[str, Any], tuple[int, ...], int | None, dict[str, Any]] | None
+        self._centre_memo = None
         #: The lamps and centre fields (without the clock) made from one state.
         self._state_memo: tuple[GameState | None, list[dict[str, Any]], dict[str, Any]] = (
             None,
@@ -181,7 +188,9 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             # Seconds the game clock had run (a time limit survives a restart; the time
             # the daemon was down is not counted).
             "clock_s": None if started is None else round(self.now() - started, 3),
-            "consoles": [dataclasses.asdict(c) for c in self.consoles],
+            # Field by field: the fields are plain values, and dataclasses.asdict's deep
+            # copy was half the cost of this snapshot, which every journalled event pays.
+            "consoles": [{f: getattr(c, f) for f in _CONSOLE_FIELDS} for c in self.consoles],
             "pending": pending,
             "walls_done": sorted(self.walls_done),
             "wall_layouts": {str(w): list(t) for w, t in sorted(self.wall_layouts.items())},
@@ -789,9 +798,10 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         left = self.clock_seconds()
         return None if left is None else f"{left // 60:02d}:{left % 60:02d}"
 
-    def _seat_fields(self, seat: int) -> dict[str, Any]:
+    def _seat_fields(self, seat: int, clock: int | None) -> dict[str, Any]:
         """A seat display's fields, remade only when what :meth:`seat_lines` reads changed
-        (a key press usually changes one seat's console and nothing else)."""
+        (a key press usually changes one seat's console and nothing else); ``clock`` is
+        :meth:`clock_seconds`, read once per refresh."""
         console = self.consoles[seat]
         inputs = (
             console.prompt,
@@ -801,7 +811,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             console.last_game,
             self.fault_text if self.faults else None,
             self.tray_mismatch.get(seat),
-            self.clock_seconds(),
+            clock,
         )
         memo = self._seat_memo.get(seat)
         if memo is not None and memo[0] is self.state and memo[1] == inputs:
@@ -835,16 +845,28 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self._state_memo = (state, lamps, centre)
         return lamps, centre
 
-    def _display_fields(self) -> list[tuple[type[m.Message], dict[str, Any]]]:
-        """Every display and lamp command describing the table now, as a class and its
-        field values (cheap to compare; building the message validates every field)."""
-        out: list[tuple[type[m.Message], dict[str, Any]]] = []
+    def _centre_fields(self, centre: dict[str, Any], clock: int | None) -> dict[str, Any]:
+        """The centre display's fields: ``centre`` from :meth:`_state_fields` with the dora
+        and the clock, remade only when one of the three changed."""
+        dora = self.dora_tiles()
+        memo = self._centre_memo
+        if memo is not None and memo[0] is centre and memo[1] == dora and memo[2] == clock:
+            return memo[3]
+        fields = {**centre, "dora": dora, "clock": clock}
+        self._centre_memo = (centre, dora, clock, fields)
+        return fields
+
+    def _display_fields(self) -> list[tuple[_Slot, type[m.Message], dict[str, Any]]]:
+        """Every display and lamp command describing the table now: its slot, its class
+        and its field values (cheap to compare; building the message validates every
+        field). Unchanged fields are the very dicts made last time (memoised)."""
+        out: list[tuple[_Slot, type[m.Message], dict[str, Any]]] = []
         lamps, centre = self._state_fields()
+        clock = self.clock_seconds()
         for seat in range(self.players):
-            out.append((m.SeatDisplay, self._seat_fields(seat)))
-            out.append((m.SeatLamps, lamps[seat]))
-        centre = {**centre, "dora": self.dora_tiles(), "clock": self.clock_seconds()}
-        out.append((m.CentreDisplay, centre))
+            out.append((("SeatDisplay", seat), m.SeatDisplay, self._seat_fields(seat, clock)))
+            out.append((("SeatLamps", seat), m.SeatLamps, lamps[seat]))
+        out.append((("CentreDisplay", 0), m.CentreDisplay, self._centre_fields(centre, clock)))
         return out
 
     def refresh(self, force: bool = False) -> None:
@@ -854,8 +876,12 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         press usually changes one display of nine)."""
         if not self.phase.startswith("table_") and self.phase != "fault":
             return
-        for cls, fields in self._display_fields():
-            slot = (cls.__name__, int(fields.get("seat", 0)))
-            if force or self.sent.get(slot) != fields:
-                self.sent[slot] = fields
+        sent = self.sent
+        for slot, cls, fields in self._display_fields():
+            last = sent.get(slot)
+            # The memoised dict itself: nothing changed (the dicts are never mutated).
+            if last is fields and not force:
+                continue
+            if force or last != fields:
+                sent[slot] = fields
                 self.post_command(cls(**fields))

@@ -7,6 +7,16 @@
  *
  * Lines on stdin act as the people at the table: `press SEAT KEYCODE` (hex or decimal),
  * `take SEAT POSITION`, `reset` (a warm reset: a new boot id, unacked events kept).
+ *
+ * Benchmark hooks (this port only; a table's firmware has none of them), each answering
+ * on stdout and nothing else ever printed after the first line unless asked:
+ *   `burst COUNT DEPTH KEYCODE SEAT...`  COUNT presses of KEYCODE, the seats in turn, with
+ *       at most DEPTH waiting for their seat's display; then one summary line (frames and
+ *       bytes both ways, microseconds), each press's microseconds to its display in lines
+ *       of `burst-us:`, and `burst: end`;
+ *   `timed take SEAT POSITION`  a take, and `timed: take us N` when the centre display
+ *       next arrives;
+ *   `show`  every seat display and the dice, then `show: end`.
  */
 #define _XOPEN_SOURCE 700
 #define _DEFAULT_SOURCE
@@ -30,6 +40,22 @@ enum { WALL_IDLE, WALL_SHUFFLING, WALL_BUILDING, WALL_RAISING, WALL_DONE, WALL_C
 enum { SHUFFLE = 1, BUILD = 2, RAISE = 3, STOP = 4 };
 #define CAPS (0x01u | 0x02u | 0x04u | 0x20u | 0x40u) /* consoles, centre, dice, buzzer, takes */
 
+/* The benchmark hooks' limits: presses in one burst, waiting presses per seat. */
+#define BURST_MAX 1000000u
+#define DEPTH_MAX 64u
+#define BURST_STALL_US 5000000u
+
+typedef struct {
+    int on;
+    unsigned count, depth, posted, answered;
+    uint8_t key, nseats, seats[4];
+    uint64_t start_us, last_us;
+    uint64_t waiting[4][DEPTH_MAX]; /* post times of each seat's unanswered presses */
+    unsigned head[4], len[4];
+    tfw_stats stats0;
+    uint64_t bytes_in0, bytes_out0;
+} burst_state;
+
 typedef struct {
     tfw_link link;
     int fd;           /* the host's side: pty master or the accepted socket */
@@ -39,15 +65,28 @@ typedef struct {
     int latched[256];
     uint32_t rng;
     char lines[4][2][61];
+    unsigned dice_count;
+    uint8_t dice[2];
+    uint64_t bytes_in, bytes_out;
+    uint64_t take_us; /* `timed take`: when the take was posted, 0 when none waits */
+    burst_state burst;
 } table;
 
 static table T;
+static uint32_t burst_us[BURST_MAX];
 
 static uint32_t now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 static uint32_t next_random(void)
@@ -85,10 +124,107 @@ static void write_all(void *ctx, const uint8_t *data, size_t len)
         }
         data += n;
         len -= (size_t)n;
+        T.bytes_out += (uint64_t)n;
     }
 }
 
 static void post(uint8_t type, const uint8_t *p, size_t len) { (void)tfw_link_post(&T.link, type, p, len); }
+
+/* --- benchmark hooks --------------------------------------------------------------- */
+
+static void burst_fill(void)
+{
+    burst_state *b = &T.burst;
+    while (b->on && b->posted < b->count && b->posted - b->answered < b->depth) {
+        uint8_t seat = b->seats[b->posted % b->nseats];
+        if (b->len[seat] == DEPTH_MAX) {
+            break;
+        }
+        b->waiting[seat][(b->head[seat] + b->len[seat]++) % DEPTH_MAX] = now_us();
+        b->posted++;
+        uint8_t p[2] = {seat, b->key};
+        post(TFW_KEY_PRESS, p, sizeof p);
+    }
+}
+
+static void burst_end(const char *how)
+{
+    burst_state *b = &T.burst;
+    const tfw_stats *s = &T.link.stats;
+    b->on = 0;
+    printf("burst: %s presses %u answered %u elapsed_us %llu frames_in %u frames_out %u"
+           " bytes_in %llu bytes_out %llu\n", how, b->posted, b->answered,
+           (unsigned long long)(b->last_us - b->start_us), s->frames_in - b->stats0.frames_in,
+           s->frames_out - b->stats0.frames_out,
+           (unsigned long long)(T.bytes_in - b->bytes_in0),
+           (unsigned long long)(T.bytes_out - b->bytes_out0));
+    for (unsigned i = 0; i < b->answered; i += 500) {
+        printf("burst-us:");
+        for (unsigned j = i; j < b->answered && j < i + 500; j++) {
+            printf(" %u", burst_us[j]);
+        }
+        printf("\n");
+    }
+    printf("burst: end\n");
+}
+
+static void burst_start(unsigned count, unsigned depth, unsigned key, const unsigned *seats,
+                        unsigned nseats)
+{
+    burst_state *b = &T.burst;
+    if (b->on || count == 0 || count > BURST_MAX || depth == 0 || key > 255 || nseats == 0) {
+        printf("burst: refused (one at a time; 1..%u presses, a depth of 1 or more)\n",
+               BURST_MAX);
+        return;
+    }
+    memset(b, 0, sizeof *b);
+    for (unsigned i = 0; i < nseats; i++) {
+        if (seats[i] >= T.seats) {
+            printf("burst: refused (no seat %u)\n", seats[i]);
+            return;
+        }
+        b->seats[i] = (uint8_t)seats[i];
+    }
+    b->on = 1;
+    b->count = count;
+    b->depth = depth;
+    b->key = (uint8_t)key;
+    b->nseats = (uint8_t)nseats;
+    b->stats0 = T.link.stats;
+    b->bytes_in0 = T.bytes_in;
+    b->bytes_out0 = T.bytes_out;
+    b->start_us = b->last_us = now_us();
+    burst_fill();
+}
+
+/* A seat display arrived: it answers that seat's oldest press of the burst. */
+static void burst_display(uint8_t seat)
+{
+    burst_state *b = &T.burst;
+    if (!b->on || b->len[seat] == 0) {
+        return;
+    }
+    uint64_t now = now_us();
+    uint64_t sent = b->waiting[seat][b->head[seat]];
+    b->head[seat] = (b->head[seat] + 1u) % DEPTH_MAX;
+    b->len[seat]--;
+    burst_us[b->answered++] = (uint32_t)(now - sent);
+    b->last_us = now;
+    if (b->answered == b->count) {
+        burst_end("done");
+    } else {
+        burst_fill();
+    }
+}
+
+static void show(void)
+{
+    printf("show: dice %u %u %u\n", T.dice_count, T.dice[0], T.dice[1]);
+    for (uint8_t s = 0; s < T.seats; s++) {
+        printf("show: seat %u %s\t%s\n", s, T.lines[s][0], T.lines[s][1]);
+    }
+    printf("show: end\n");
+}
 
 static void wall_status(uint8_t wall, uint8_t state)
 {
@@ -165,6 +301,8 @@ static void command(void *ctx, uint8_t type, const uint8_t *p, size_t len)
         break;
     case TFW_DICE_ROLL: {
         uint8_t dice[2] = {(uint8_t)(next_random() % 6u + 1u), (uint8_t)(next_random() % 6u + 1u)};
+        memcpy(T.dice, dice, sizeof dice);
+        T.dice_count++;
         post(TFW_DICE_RESULT, dice, sizeof dice);
         break;
     }
@@ -175,9 +313,16 @@ static void command(void *ctx, uint8_t type, const uint8_t *p, size_t len)
             text_field(p, len, &pos, l2, 60) == 0) {
             memcpy(T.lines[p[0]][0], l1, sizeof l1);
             memcpy(T.lines[p[0]][1], l2, sizeof l2);
+            burst_display(p[0]);
         }
         break;
     }
+    case TFW_CENTRE_DISPLAY:
+        if (T.take_us) {
+            printf("timed: take us %llu\n", (unsigned long long)(now_us() - T.take_us));
+            T.take_us = 0;
+        }
+        break;
     case TFW_FAULT_CLEAR:
         if (len >= 1) {
             T.latched[p[0]] = 0;
@@ -230,9 +375,19 @@ static void session_lost(void *ctx, int silent)
 
 static void person(char *line)
 {
-    unsigned a, b;
-    int key;
-    if (sscanf(line, "press %u %i", &a, &key) == 2 && a < T.seats && key >= 0 && key < 256) {
+    unsigned a, b, c, d, seats[4];
+    int key, n;
+    if ((n = sscanf(line, "burst %u %u %i %u %u %u %u", &a, &b, &key, &seats[0], &seats[1],
+                    &seats[2], &seats[3])) >= 4) {
+        burst_start(a, b, key < 0 ? 256u : (unsigned)key, seats, (unsigned)(n - 3));
+    } else if (sscanf(line, "timed take %u %u", &c, &d) == 2 && c < T.seats && d < 136) {
+        uint8_t p[3] = {(uint8_t)c, (uint8_t)d, 0xFF};
+        T.take_us = now_us();
+        post(TFW_WALL_TAKE, p, sizeof p);
+    } else if (strcmp(line, "show") == 0) {
+        show();
+    } else if (sscanf(line, "press %u %i", &a, &key) == 2 && a < T.seats && key >= 0 &&
+               key < 256) {
         uint8_t p[2] = {(uint8_t)a, (uint8_t)key};
         post(TFW_KEY_PRESS, p, sizeof p);
     } else if (sscanf(line, "take %u %u", &a, &b) == 2 && a < T.seats && b < 136) {
@@ -366,6 +521,7 @@ int main(int argc, char **argv)
             uint8_t buf[512];
             ssize_t got = read(T.fd, buf, sizeof buf);
             if (got > 0) {
+                T.bytes_in += (uint64_t)got;
                 tfw_link_receive(&T.link, buf, (size_t)got, now);
             } else if (!pty && (got == 0 || errno != EAGAIN)) {
                 close(T.fd); /* the host hung up: wait for the next one */
@@ -395,5 +551,8 @@ int main(int argc, char **argv)
             }
         }
         tfw_link_tick(&T.link, now);
+        if (T.burst.on && now_us() - T.burst.last_us > BURST_STALL_US) {
+            burst_end("stalled");
+        }
     }
 }

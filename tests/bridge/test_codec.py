@@ -16,6 +16,7 @@ from firmware_bridge.codec import (
     crc16,
     decode_packet,
     encode_frame,
+    encode_unsigned,
     resync_length,
 )
 from firmware_bridge.errors import FrameError
@@ -67,6 +68,34 @@ def test_worked_example_from_protocol_doc() -> None:
     wire = encode_frame(frame)
     assert wire == ref_cobs(body + b"\x04\x6d") + b"\x00"
     assert wire.hex() == "0a01031003830315046d00"
+
+
+@pytest.mark.parametrize(
+    ("flags", "seq", "ack", "msg_type", "payload"),
+    [
+        (Flags.RELIABLE | Flags.ACK, 0x10, 3, 0x83, b"\x03\x15"),  # the worked example
+        (Flags.NONE, 0, 0, 0x00, b""),  # a bare ack before a session
+        (Flags.ACK, 0, 255, 0x03, b"\x00\x00\x01\x00\x00\x00"),  # a heartbeat
+        (Flags.RELIABLE, 255, 0, 0x12, bytes(range(MAX_PAYLOAD))),  # zeros and a full payload
+        (Flags.SYN, 0, 0, 0x01, b"\x00" * 40),
+    ],
+)
+def test_encoding_from_fields_gives_the_frames_bytes(
+    flags: Flags, seq: int, ack: int, msg_type: int, payload: bytes
+) -> None:
+    wire = encode_unsigned(int(flags), seq, ack, msg_type, payload)
+    assert wire == encode_frame(Frame(flags, seq, ack, msg_type, payload))
+    assert decode_packet(wire) == Frame(flags, seq, ack, msg_type, payload)
+
+
+@pytest.mark.parametrize(
+    ("flags", "payload"), [(Flags.SIGNED, b""), (Flags.NONE, bytes(MAX_PAYLOAD + 1))]
+)
+def test_encoding_from_fields_refuses_signed_or_oversized_frames(
+    flags: Flags, payload: bytes
+) -> None:
+    with pytest.raises(ValueError, match="unsigned frame"):
+        encode_unsigned(int(flags), 0, 0, 0x12, payload)
 
 
 def test_roundtrip_and_check_packet() -> None:

@@ -615,3 +615,77 @@ async def test_batches_group_what_arrived_and_ack_only_what_the_consumer_acknowl
         await asyncio.sleep(0.05)
         assert device.unacked().events == ()
         await groups.aclose()
+
+
+def _sent_frames(link: Link) -> list[Frame]:
+    """Every frame ``link`` put on its (capturing) line so far."""
+    line = link._transport
+    assert isinstance(line, FaultyTransport)
+    decoder = FrameDecoder()
+    return [f for chunk in line.captured for f in decoder.feed(chunk)]
+
+
+async def test_a_host_acks_an_event_once_it_is_handled_on_the_command_it_sends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No retransmission while the event waits: a resent copy is acked at once (below).
+    for name in ("RETRANSMIT_TIMEOUT", "RETRANSMIT_TIMEOUT_MIN", "RETRANSMIT_TIMEOUT_MAX"):
+        monkeypatch.setattr(link_mod, name, 5.0)
+    async with link_pair(host_faults={"capture": True}) as (host, device):
+        groups = host.batches()
+        await anext(groups)  # LinkUp
+        before = len(_sent_frames(host))
+        device.post(KeyPress(seat=1, key=Key.DIGIT_0))
+        [delivery] = await anext(groups)
+        await asyncio.sleep(0.05)
+        # Received, not handled: an Ack now could only repeat the old position.
+        unhandled = [f for f in _sent_frames(host)[before:] if f.msg_type == Ack.MSG_TYPE]
+        assert unhandled == []
+        assert len(device.unacked().events) == 1
+        # Handled: acknowledged and answered in the same turn, the command carries the ack.
+        assert delivery.position is not None
+        host.acknowledge(delivery)
+        host.post_nowait(SeatDisplay(seat=1, line1="S DIFF", line2=""))
+        await asyncio.sleep(0.05)
+        after = _sent_frames(host)[before:]
+        assert [f.msg_type for f in after if f.msg_type != Heartbeat.MSG_TYPE] == [
+            SeatDisplay.MSG_TYPE
+        ]
+        assert after[-1].ack == delivery.position.rx_next and after[-1].flags & Flags.ACK
+        assert device.unacked().events == ()
+        # Handled with nothing to send: one bare Ack.
+        device.post(KeyPress(seat=2, key=Key.DIGIT_0))
+        [second] = await anext(groups)
+        host.acknowledge(second)
+        await asyncio.sleep(0.05)
+        acks = [f for f in _sent_frames(host)[before:] if f.msg_type == Ack.MSG_TYPE]
+        assert second.position is not None
+        assert [f.ack for f in acks] == [second.position.rx_next]
+        assert device.unacked().events == ()
+        await groups.aclose()
+
+
+async def test_a_duplicate_event_is_acked_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An event the host handled already (its ack was lost): the table must hear the
+    position again without waiting for anything to be handled."""
+    for name in ("RETRANSMIT_TIMEOUT", "RETRANSMIT_TIMEOUT_MIN", "RETRANSMIT_TIMEOUT_MAX"):
+        monkeypatch.setattr(link_mod, name, 5.0)
+    async with link_pair(host_faults={"capture": True}) as (host, device):
+        groups = host.batches()
+        await anext(groups)  # LinkUp
+        device.post(KeyPress(seat=1, key=Key.DIGIT_0))
+        [delivery] = await anext(groups)
+        host.acknowledge(delivery)
+        await asyncio.sleep(0.05)
+        before = len(_sent_frames(host))
+        assert delivery.position is not None
+        resent = Frame(Flags.RELIABLE, delivery.position.rx_next - 1, 0, KeyPress.MSG_TYPE,
+                       KeyPress(seat=1, key=Key.DIGIT_0).to_bytes())  # fmt: skip
+        line = device._transport
+        assert line is not None
+        line.write(encode_frame(resent))
+        await asyncio.sleep(0.05)
+        acks = [f for f in _sent_frames(host)[before:] if f.msg_type == Ack.MSG_TYPE]
+        assert [f.ack for f in acks] == [delivery.position.rx_next]
+        assert host.stats.duplicates_dropped == 1
+        await groups.aclose()

@@ -50,7 +50,7 @@ async def test_every_frame_is_signed_both_ways() -> None:
         await asyncio.sleep(0.12)  # a few heartbeats too
         for link, link_id in ((host, HOST_LINK_ID), (device, DEVICE_LINK_ID)):
             frames = _frames(_line(link).captured)
-            assert len(frames) > 40
+            assert len(frames) > 20  # the 20 messages, the hello and heartbeats; acks ride on them
             assert all(f.signature is not None and f.signature.link_id == link_id for f in frames)
             stamps = [f.signature.timestamp for f in frames if f.signature is not None]
             assert stamps == sorted(set(stamps))  # strictly increasing

@@ -30,12 +30,16 @@ class FakeLink:
         self.posted: list[m.Message] = []
         self.acked: list[Delivery] = []
         self.held = False
+        #: Posts and acks in the order they were made.
+        self.calls: list[str] = []
 
     def post_nowait(self, msg: m.Message) -> Any:
         self.posted.append(msg)
+        self.calls.append("post")
 
     def acknowledge(self, delivery: Delivery) -> None:
         self.acked.append(delivery)
+        self.calls.append("ack")
 
     def hold_acks(self) -> None:
         self.held = True
@@ -82,6 +86,17 @@ async def test_a_burst_of_score_page_presses_writes_nothing(tmp_path: Path) -> N
     await daemon._handle_group(table, recorder, group)
     assert [s for s in statements if s.startswith("COMMIT")] == ["COMMIT"]
     assert journal.link_position() == (9, 23)
+    journal.close()
+
+
+async def test_a_groups_ack_goes_with_its_last_command(tmp_path: Path) -> None:
+    """The ack rides on the group's last frame: a table takes the commands first and then
+    the ack that frees its window, so its next events carry its own ack."""
+    daemon, table, recorder, journal, link = await _rig(tmp_path)
+    link.calls.clear()
+    pages = _group((1, K.DIGIT_0), (2, K.DIGIT_0), (3, K.DIGIT_0))
+    await daemon._handle_group(table, recorder, pages)
+    assert link.calls == ["post", "post", "ack", "post"]
     journal.close()
 
 

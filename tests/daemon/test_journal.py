@@ -18,7 +18,15 @@ from pathlib import Path
 import pytest
 
 import tablectl.journal as journal_mod
-from tablectl.journal import Journal, JournalError, LinkPosition, export_game, resume
+from tablectl.journal import (
+    WAL_FRAME_HEADER,
+    WAL_HEADER,
+    Journal,
+    JournalError,
+    LinkPosition,
+    export_game,
+    resume,
+)
 from tablectl.replay import ReplayResult, replay
 from tablectl.rules.core import step
 from tablectl.rules.events import Event, Hand, Riichi, Start, Tsumo, parse_event
@@ -442,7 +450,7 @@ WRITER = (
         """
         path, preset, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
         rules = load_rules(preset)
-        journal = Journal.open(path)
+        journal = Journal.open(path, preallocate_log=sys.argv[4] == "1")
         number = 0
         while True:
             game = accepted_events(rules, seed + number)
@@ -458,10 +466,13 @@ WRITER = (
 )
 
 
-def _writer(path: Path, preset: str, seed: int) -> subprocess.Popen[str]:
-    """Start the journalling child process; it writes games until it is killed."""
+def _writer(
+    path: Path, preset: str, seed: int, preallocate: bool = False
+) -> subprocess.Popen[str]:
+    """Start the journalling child process; it writes games until it is killed (with
+    ``preallocate``, into a write-ahead log padded as the daemon's is)."""
     return subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(path), preset, str(seed)],
+        [sys.executable, "-c", WRITER, str(path), preset, str(seed), str(int(preallocate))],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -496,13 +507,16 @@ def _check_consistent_prefix(path: Path, preset: str, seed: int) -> int:
     return total
 
 
+@pytest.mark.parametrize("preallocate", [False, True], ids=["growing-log", "preallocated-log"])
 @pytest.mark.parametrize("run", range(3))
-def test_kill_9_mid_game_leaves_a_consistent_prefix(tmp_path: Path, run: int) -> None:
+def test_kill_9_mid_game_leaves_a_consistent_prefix(
+    tmp_path: Path, run: int, preallocate: bool
+) -> None:
     rng = random.Random(run)
     path = tmp_path / "j.sqlite3"
     preset, seed = rng.choice(["kenko", "jboy-sanma", "mleague"]), rng.randrange(10_000)
     kill_after = rng.randint(1, 80)
-    proc = _writer(path, preset, seed)
+    proc = _writer(path, preset, seed, preallocate)
     assert proc.stdout is not None
     acked = 0
     try:
@@ -533,6 +547,55 @@ def test_a_torn_wal_tail_loses_only_whole_transactions(tmp_path: Path) -> None:
     with wal.open("r+b") as handle:
         handle.truncate(size - 1500)  # through the middle of the last frames
     assert _check_consistent_prefix(path, "kenko", 77) > 0
+
+
+def _log_end(wal: Path) -> int:
+    """Where the frames of the write-ahead log's current round end: past them come zeros
+    (a preallocated log) or frames of an older round, whose salts differ."""
+    data = wal.read_bytes()
+    page = int.from_bytes(data[8:12], "big")
+    salts = data[16:24]
+    end = WAL_HEADER
+    while end + WAL_FRAME_HEADER + page <= len(data) and data[end + 8 : end + 16] == salts:
+        end += WAL_FRAME_HEADER + page
+    return end
+
+
+def test_a_preallocated_log_keeps_its_size_and_its_frames(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path, preallocate_log=True) as journal:
+        wal = Path(f"{path}-wal")
+        size = wal.stat().st_size
+        pages = journal.query("PRAGMA wal_autocheckpoint")[0][0]
+        assert size >= WAL_HEADER + pages * (WAL_FRAME_HEADER + 4096)
+        journal.start_game("t1", "kenko", None, 0.0, game_id="g")
+        # Past the automatic checkpoint: the log wraps instead of growing.
+        for n in range(2 * pages):
+            journal.set_link_position(LinkPosition(1, n % 256), flow=f"{n}")
+        assert wal.stat().st_size == size
+    with Journal.open(path, preallocate_log=True) as journal:
+        assert journal.link_position() == LinkPosition(1, (2 * pages - 1) % 256)
+        assert journal.link_flow() == f"{2 * pages - 1}"
+
+
+def test_a_torn_frame_in_a_preallocated_log_loses_only_whole_transactions(
+    tmp_path: Path,
+) -> None:
+    """A power cut while a frame overwrote the padding: its end is still zeros."""
+    path = tmp_path / "j.sqlite3"
+    proc = _writer(path, "kenko", 78, preallocate=True)
+    assert proc.stdout is not None
+    for _ in range(40):
+        assert proc.stdout.readline()
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    wal = Path(f"{path}-wal")
+    end = _log_end(wal)
+    assert WAL_HEADER < end < wal.stat().st_size, "frames, then the padding"
+    with wal.open("r+b") as handle:
+        handle.seek(end - 1500)  # the last frame's second half, as if never written
+        handle.write(bytes(1500))
+    assert _check_consistent_prefix(path, "kenko", 78) > 0
 
 
 def test_an_undo_of_the_game_ending_hand_reopens_the_game_and_its_record_follows(

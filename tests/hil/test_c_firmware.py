@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 import firmware_bridge.conformance as conformance
+from firmware_bridge import Link, Role
+from firmware_bridge import messages as m
 from firmware_bridge.transport import open_transport
 from tests.bridge.test_messages import GOLDEN
 
@@ -100,3 +102,66 @@ def test_bad_arguments_get_one_line_and_exit_2(built: Path) -> None:
         )  # fmt: skip
         assert done.returncode == 2, args
         assert len(done.stderr.strip().splitlines()) == 1 and "usage" in done.stderr
+
+
+async def _echo_host(url: str, stop: asyncio.Event) -> None:
+    """A host that answers each key press with its seat's display and each take with a
+    centre display, as a daemon would, with nothing else in the way."""
+    async with Link(url, role=Role.HOST, name="echo") as link:
+
+        async def answer() -> None:
+            async for item in link.events():
+                if isinstance(item, m.KeyPress):
+                    link.post_nowait(m.SeatDisplay(seat=item.seat, line1="S 25000", line2=""))
+                elif isinstance(item, m.WallTake):
+                    link.post_nowait(
+                        m.CentreDisplay(m.Wind.EAST, 1, 0, 0, item.position % 70, (), None)
+                    )
+
+        task = asyncio.create_task(answer())
+        await stop.wait()
+        task.cancel()
+
+
+async def _ask(proc: Any, line: str, until: str) -> list[str]:
+    """Write one line to the port's stdin; its stdout lines up to one starting with
+    ``until``."""
+    proc.stdin.write(line.encode() + b"\n")
+    out = []
+    while True:
+        got = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode().rstrip("\n")
+        assert got, f"table-posix ended while answering {line!r}: {out}"
+        out.append(got)
+        if got.startswith(until):
+            return out
+
+
+async def test_the_benchmark_hooks_time_presses_and_takes_against_a_host(built: Path) -> None:
+    async with c_table(built, ["--tcp", "0"]) as (proc, url):
+        stop = asyncio.Event()
+        host = asyncio.create_task(_echo_host(url, stop))
+        try:
+            for _ in range(200):  # until the host has a session and has shown seat 1
+                shown = await _ask(proc, "show", "show: end")
+                if shown[2].startswith("show: seat 1 S 25000"):
+                    break
+                proc.stdin.write(b"press 1 0\n")
+                await asyncio.sleep(0.05)
+            assert shown[0] == "show: dice 0 0 0" and len(shown) == 6, shown
+            out = await _ask(proc, "burst 60 8 0 1 2 3", "burst: end")
+            words = out[0].split()
+            fields = dict(zip(words[2::2], map(int, words[3::2]), strict=True))
+            assert words[:2] == ["burst:", "done"]
+            assert fields["presses"] == fields["answered"] == 60
+            # At least each press and its display, each frame at least 8 bytes on the wire.
+            assert fields["frames_out"] >= 60 and fields["frames_in"] >= 60
+            assert fields["bytes_out"] >= 8 * fields["frames_out"]
+            samples = [int(us) for line in out[1:-1] for us in line.split()[1:]]
+            assert len(samples) == 60 and all(us > 0 for us in samples)
+            taken = await _ask(proc, "timed take 1 40", "timed:")
+            assert re.fullmatch(r"timed: take us \d+", taken[-1]), taken
+            for bad in ("burst 0 8 0 1", "burst 5 8 0 7", "burst 5 0 0 1"):
+                assert (await _ask(proc, bad, "burst:"))[-1].startswith("burst: refused"), bad
+        finally:
+            stop.set()
+            await host
