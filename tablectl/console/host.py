@@ -238,8 +238,9 @@ class ConsoleHost:
             self.state = new_state
             if self.publisher is not None:
                 # Takes and discards reach the parlor as tiles left in the state, not as
-                # events: a parlor follows scores, and a fast table makes ~70 takes a hand.
-                if not isinstance(event, ev.Dice | ev.Deal | ev.Take | ev.Discard):
+                # events: a parlor follows scores, and a fast table makes ~70 takes a hand
+                # (nor does the wall's layout: the parlor is not to see the tiles).
+                if not isinstance(event, ev.Dice | ev.Layout | ev.Deal | ev.Take | ev.Discard):
                     payload = {**ev.event_to_json(event), "scores": list(new_state.scores)}
                     self.publisher.publish_event(payload)
                 self.publisher.publish_state(self.snapshot())

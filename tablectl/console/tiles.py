@@ -263,11 +263,7 @@ class TileFlow(ConsoleHost):
         if self.consoles[seat].prompt != "PLACE MELD":
             self.held_meld = None  # swept by a phase change, or withdrawn
             return
-        tiles = self.state.tiles
-        assert tiles is not None
-        st = tiles.seats[seat]
-        placed = {t for meld in st.melds for t in meld.tiles} | set(st.norths)
-        fresh = [t for t in self.zone_melds[seat] if t not in placed]
+        fresh = self._fresh_melds(seat)
         need = MELD_SIZE[held.kind]
         if len(fresh) < need:
             return
@@ -472,13 +468,31 @@ class TileFlow(ConsoleHost):
             if console.prompt in ("CONFIRM", "GAME OVER"):
                 console.typed = said[seat]
 
+    def _fresh_melds(self, seat: int) -> list[int]:
+        tiles = self.state.tiles
+        if tiles is None:
+            return []
+        st = tiles.seats[seat]
+        placed = {t for meld in st.melds for t in meld.tiles} | set(st.norths)
+        return [t for t in self.zone_melds[seat] if t not in placed]
+
+    def _unread(self) -> tuple[list[list[int]], list[list[int]]]:
+        """The tiles the zones show that the tiles of the hand do not have yet (a discard
+        refused, a meld laid before its key), per seat: ponds, melds."""
+        if self.state.tiles is None:
+            return [[] for _ in range(self.players)], [[] for _ in range(self.players)]
+        ponds = [self._unplayed(s) for s in range(self.players)]
+        return ponds, [self._fresh_melds(s) for s in range(self.players)]
+
     def tile_flow_snapshot(self) -> dict[str, Any]:
-        """What :meth:`Table.flow_snapshot` stores of the tiles: the zones and a held
-        meld (the tiles themselves are the rules state's)."""
+        """What :meth:`Table.flow_snapshot` stores of the tiles: the tiles the zones show
+        beyond the hand's tiles (usually none, so a discard changes nothing stored) and a
+        held meld; the rest of the zones is the rules state's."""
         held = self.held_meld
+        ponds, melds = self._unread()
         return {
-            "zone_melds": [list(z) for z in self.zone_melds],
-            "zone_ponds": [list(z) for z in self.zone_ponds],
+            "unread_ponds": ponds,
+            "unread_melds": melds,
             "held_meld": None
             if held is None
             else {"seat": held.seat, "kind": held.kind, "discarder": held.discarder},
@@ -487,29 +501,36 @@ class TileFlow(ConsoleHost):
     def tile_flow_key(self) -> tuple[Any, ...]:
         """The durable part of :meth:`tile_flow_snapshot`, cheap to compare."""
         held = self.held_meld
+        ponds, melds = self._unread()
         return (
-            tuple(self.zone_melds),
-            tuple(self.zone_ponds),
+            tuple(map(tuple, ponds)),
+            tuple(map(tuple, melds)),
             None if held is None else (held.seat, held.kind, held.discarder),
         )
 
     def restore_tile_flow(self, snapshot: dict[str, Any]) -> None:
-        """Take up :meth:`tile_flow_snapshot` (absent in a snapshot from before: empty
-        zones, no held meld). Raises ValueError (KeyError, TypeError) on a bad one."""
-        melds = [tuple(int(t) for t in z) for z in snapshot.get("zone_melds", [])]
-        ponds = [tuple(int(t) for t in z) for z in snapshot.get("zone_ponds", [])]
+        """Take up :meth:`tile_flow_snapshot` (absent in a snapshot from before: nothing
+        unread, no held meld): the zones are the hand's tiles and the unread ones. Raises
+        ValueError (KeyError, TypeError) on a bad one."""
+        ponds = [[int(t) for t in z] for z in snapshot.get("unread_ponds", [])]
+        melds = [[int(t) for t in z] for z in snapshot.get("unread_melds", [])]
+        if ponds and (len(ponds) != self.players or len(melds) != self.players):
+            raise ValueError(f"unread tiles of {len(ponds)} seats")
         raw = snapshot.get("held_meld")
         held = None
         if raw is not None:
-            if raw["kind"] not in MELD_SIZE:
-                raise ValueError(f"a held meld of kind {raw['kind']!r}")
+            if raw["kind"] not in MELD_SIZE or not 0 <= int(raw["seat"]) < self.players:
+                raise ValueError(f"a held meld of kind {raw['kind']!r} by seat {raw['seat']}")
             discarder = raw.get("discarder")
             held = HeldMeld(
                 int(raw["seat"]), str(raw["kind"]), None if discarder is None else int(discarder)
             )
         self.reset_zones()
-        if melds:
-            if len(melds) != self.players or len(ponds) != self.players:
-                raise ValueError(f"zones of {len(melds)} seats")
-            self.zone_melds, self.zone_ponds = melds, ponds
+        tiles = self.state.tiles
+        if tiles is not None:
+            for seat, st in enumerate(tiles.seats):
+                kept = [d.tile for d in st.discards if d.called_by is None]
+                self.zone_ponds[seat] = (*kept, *(ponds[seat] if ponds else ()))
+                laid = [t for meld in st.melds for t in meld.tiles] + list(st.norths)
+                self.zone_melds[seat] = (*laid, *(melds[seat] if melds else ()))
         self.held_meld = held

@@ -355,3 +355,25 @@ def test_a_table_reads_tiles_only_with_every_reader() -> None:
     assert not table.reads_tiles()
     table.capabilities = TILE_CAPS
     assert table.reads_tiles()
+
+
+async def test_a_meld_laid_before_a_restart_is_still_there_after_it() -> None:
+    rig = await started(PON_LAYOUT)
+    called = await rig.discard(0)
+    own = tuple(t for t in rig.hand(1) if KIND_NAMES[kind(t)] == "5z")
+    await rig.meld(1, called, *own)
+    stored = json.loads(json.dumps(rig.table.flow_snapshot()))
+    assert stored["unread_melds"][1] == [called, *own]
+    again = TileRig(layout=PON_LAYOUT, state=rig.state)
+    again.table.restore_flow(stored)
+    await again.up()
+    await again.key(1, K.PON)
+    assert again.events[-1] == ev.Call(seat=1, kind="pon", discarder=0, tiles=own)
+
+
+async def test_a_discard_stores_nothing_new_in_the_console_state() -> None:
+    rig = await started(tsumo_layout())
+    key = rig.table.flow_key()
+    await rig.discard(0)
+    await rig.take(1)
+    assert rig.table.flow_key() == key  # the journal commits no console state for them
