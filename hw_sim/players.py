@@ -40,6 +40,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from firmware_bridge.messages import (
+    Capability,
     CentreDisplay,
     DiceResult,
     Key,
@@ -136,12 +137,15 @@ REFUSAL_GRACE = 1.0
 
 def prompt_of(line1: str) -> str | None:
     """The docs/console.md prompt a display line 1 starts with (``FROM?`` anywhere in it,
-    for kantan's ``RON FROM?``), or None."""
+    for kantan's ``RON FROM?``; ``OK?`` at its end, a win the tiles scored:
+    ``3 HAN 40 FU 5200 OK?``), or None."""
     for prompt in PROMPTS:
         if line1.startswith(prompt):
             return prompt
     if "FROM?" in line1:
         return "FROM?"
+    if line1.endswith("OK?"):
+        return "OK?"
     return None
 
 
@@ -400,6 +404,11 @@ class BotTable:
         self._dice_seen = 0
         #: The seat zones when the table reads tiles: the bots then play real hands.
         self.zones: TableZones | None = firmware.zones
+        #: The table reads every tile (seat and wall readers): the daemon scores the wins
+        #: (the bots agree at ``OK?``) and decides the exhaustive draw (no TENPAI/NOTEN).
+        self.scored = self.zones is not None and bool(
+            firmware.capabilities & Capability.WALL_READER
+        )
         self.tileset = tile_set(house)
         #: The discarder (or kan maker) and tile of the ron a bot declared, and whether it
         #: robs a kan (for the other bots' RON? prompts).
@@ -941,6 +950,8 @@ class BotTable:
                 return True
             return False
         if after.finished:
+            # The daemon asks RON? of the last discard: the bots' claim is that tile.
+            self._claim = (discarder, tile, False)
             return await self._draw(hand, after.turn)
         if after.four_kans_abort_due:
             if after.turn in self.seats and "four_kans" not in hand.refused:
@@ -1164,7 +1175,11 @@ class BotTable:
         return not hand.over
 
     async def _draw(self, hand: _Hand, first: int) -> bool:
-        """The wall is exhausted: decide every seat's tenpai, the first one declares."""
+        """The wall is exhausted: decide every seat's tenpai, the first one declares. Where
+        the daemon reads every tile it decides the draw once the last discard passed."""
+        if self.scored:
+            await self._wait_until(lambda: hand.over, stall=False)
+            return False
         for seat in range(self.players):
             if self.zones is not None:
                 hand.tenpai[seat] = self._tenpai(hand, seat)
@@ -1186,13 +1201,16 @@ class BotTable:
         line1, line2 = console.line1, console.line2
         prompt = prompt_of(line1)
         hand = self._hand
-        if prompt in ("HAN?", "FU?", "PAO?", "RON?", "TENPAI?", "CONFIRM") and hand:
+        if prompt in ("HAN?", "FU?", "PAO?", "RON?", "TENPAI?", "CONFIRM", "OK?") and hand:
             hand.over = True  # a win entry, a claim window, the draw or the settlement
         if prompt == "ROLL?":
             self._hand_start = seat
             self.fw.press(seat, Key.OK)
         elif prompt == "HAN?":
             await self._enter_han(seat, refused=line2.startswith("! "))
+        elif prompt == "OK?":
+            # The daemon scored the win from the tiles: agree (a refused one shows why).
+            self.fw.press(seat, Key.OK if not line2.startswith("! ") else Key.CANCEL)
         elif prompt == "FU?":
             entry = self._entries.get(seat)
             fu = entry.fu if entry is not None and entry.fu is not None else 30

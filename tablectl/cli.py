@@ -317,6 +317,7 @@ def _demo(args: argparse.Namespace) -> int:
                 fast=args.fast,
                 as_json=args.json,
                 journal=journal,
+                tiles=args.tiles,
             )
         )
     except KeyboardInterrupt:
@@ -568,6 +569,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.add_argument("--journal", help="keep the journal in this file (default: temporary)")
     p_demo.add_argument(
         "--resume", action="store_true", help="play on a game in progress in --journal"
+    )
+    p_demo.add_argument(
+        "--tiles",
+        action="store_true",
+        help="a table that reads every tile: scored wins, and every seat's tiles in the view",
     )
     p_demo.set_defaults(handler="demo")
 

@@ -562,7 +562,9 @@ class Daemon:
         if isinstance(item, LinkUp):
             self.refused = None
             log.info("[%s] table up (rebooted: %s)", self.config.table_id, item.rebooted)
-            await table.link_up(rebooted=item.rebooted)
+            peer = item.peer
+            caps = peer.capabilities if isinstance(peer, m.HelloReply) else None
+            await table.link_up(rebooted=item.rebooted, capabilities=caps)
         elif isinstance(item, LinkLost):
             log.warning("[%s] link lost: %s", self.config.table_id, item.reason)
             await table.link_lost()

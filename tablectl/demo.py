@@ -2,7 +2,9 @@
 
 The simulated table (hw_sim) opens a pseudo-terminal; the daemon opens it as its serial
 device, exactly as it opens ``/dev/ttyUSB0`` on a real table.  The terminal shows the
-simulator's live view; ``--json`` prints one line per finished game instead.
+simulator's live view; ``--json`` prints one line per finished game instead.  With
+``--tiles`` the table reads every tile (wall and seat readers): the daemon scores the
+wins, and the view adds every seat's hand, melds and pond from the daemon's tile state.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Any, TextIO
 from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.rules.loader import load_rules
-from tablectl.rules.state import HandRecord
+from tablectl.rules.state import GameState, HandRecord
 from tablectl.table import Table
+from tablectl.tiles.ids import KIND_NAMES, kind, tile_set
 
 #: Claim window with bots (they answer at once) and for people watching.
 FAST_CLAIM_S = 0.05
@@ -39,6 +42,7 @@ async def run_demo(
     as_json: bool,
     journal: Path | None = None,
     out: TextIO = sys.stdout,
+    tiles: bool = False,
 ) -> list[dict[str, Any]]:
     """Play ``games`` games, game ``k`` with seed ``seed + k`` (so that ``--seed`` of any
     printed line plays that game again); returns each game's result (also printed with
@@ -52,7 +56,9 @@ async def run_demo(
     with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as tmp:
         journal_path = journal or Path(tmp) / "journal.sqlite3"
         for game in range(games):
-            result = await _one_game(rules, seed + game, journal_path, fast, live, as_json, out)
+            result = await _one_game(
+                rules, seed + game, journal_path, fast, live, as_json, out, tiles
+            )
             results.append(result)
             if as_json:
                 out.write(json.dumps(result) + "\n")
@@ -74,13 +80,23 @@ async def _one_game(
     live: bool,
     as_json: bool,
     out: TextIO,
+    tiles: bool = False,
 ) -> dict[str, Any]:
     from hw_sim import SimTable
 
     house = load_rules(rules)
     results: list[dict[str, Any]] = []
-    # A wall reader: the view's centre display shows the dora indicators.
-    sim = SimTable(house, seed, speed=0.0 if fast else 0.2, max_games=1, wall_reader=True)
+    # A wall reader: the view's centre display shows the dora indicators. With the take
+    # and seat readers too, every hand is tile-aware (docs/tiles.md, "The daemon").
+    sim = SimTable(
+        house,
+        seed,
+        speed=0.0 if fast else 0.2,
+        max_games=1,
+        wall_reader=True,
+        tile_reader=tiles,
+        seat_reader=tiles,
+    )
     if not fast and sim.bots is not None:
         sim.bots.pace = WATCH_PACE_S
     url = await sim.start_pty()
@@ -102,7 +118,8 @@ async def _one_game(
         config, claim_window_s=FAST_CLAIM_S, max_games=1, on_game=on_game, on_hand=on_hand
     )
     daemon_task = asyncio.create_task(daemon.run())
-    view_task = asyncio.create_task(_live_view(sim, out)) if live else None
+    watched = daemon if tiles else None
+    view_task = asyncio.create_task(_live_view(sim, out, watched)) if live else None
     try:
         done, _ = await asyncio.wait(
             {daemon_task, asyncio.ensure_future(sim.wait_games(1))},
@@ -125,11 +142,50 @@ async def _one_game(
     return results[0]
 
 
-async def _live_view(sim: Any, out: TextIO) -> None:
+async def _live_view(sim: Any, out: TextIO, daemon: Daemon | None = None) -> None:
     while True:
-        out.write(CLEAR + sim.render() + "\nCtrl-C to quit\n")
+        table = None if daemon is None else daemon.table
+        hands = "" if table is None else "\n" + tile_view(table.state)
+        out.write(CLEAR + sim.render() + hands + "\nCtrl-C to quit\n")
         out.flush()
         await asyncio.sleep(REFRESH_S)
+
+
+def _tiles_text(tiles: Any, coloured: frozenset[int]) -> str:
+    """``123m 406p 77z``: tiles sorted, by suit, a red or gold five as 0."""
+    groups: dict[str, str] = {}
+    for tile in sorted(tiles, key=lambda t: ("mpsz".index(KIND_NAMES[kind(t)][1]), kind(t), t)):
+        name = KIND_NAMES[kind(tile)]
+        digit, suit = name[0], name[1]
+        groups[suit] = groups.get(suit, "") + ("0" if tile in coloured else digit)
+    return " ".join(digits + suit for suit, digits in groups.items())
+
+
+def tile_view(state: GameState) -> str:
+    """Every seat's hand (sorted), melds and pond as the daemon's tile state has them;
+    one line saying so when the hand in progress reads no tiles."""
+    tiles = state.tiles
+    if tiles is None:
+        return "tiles (daemon): none read in this hand"
+    tset = tile_set(state.rules)
+    coloured = tset.red | tset.gold
+    lines = ["tiles (daemon):  hand | melds | pond (* called away, r riichi)"]
+    for seat, st in enumerate(tiles.seats):
+        wind = "ESWN"[(seat - state.dealer) % state.players]
+        melds = " ".join(
+            ("[" if m.opened else "(") + _tiles_text(m.tiles, coloured) + ("]" if m.opened else ")")
+            for m in st.melds
+        )
+        if st.norths:
+            melds += f" north x{len(st.norths)}"
+        pond = " ".join(
+            KIND_NAMES[kind(d.tile)] + ("*" if d.called_by is not None else "")
+            + ("r" if d.riichi else "")
+            for d in st.discards
+        )  # fmt: skip
+        hand = _tiles_text(st.concealed, coloured)
+        lines.append(f"{wind} {seat}  {hand} | {melds.strip()} | {pond}")
+    return "\n".join(lines)
 
 
 def journal_in_use(path: Path) -> str | None:

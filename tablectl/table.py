@@ -31,6 +31,7 @@ from tablectl.console.model import Pending, SeatConsole, WinEntry, fit, signed
 from tablectl.console.prompts import PROMPTS, idle_spec
 from tablectl.console.staff import StaffGate
 from tablectl.console.staffmenu import StaffFlow
+from tablectl.console.tiles import TileFlow
 from tablectl.phases import PhaseModel, build_machine, public_phase
 from tablectl.rules import events as ev
 from tablectl.rules import walltrack
@@ -63,7 +64,7 @@ _CONSOLE_FIELDS = tuple(f.name for f in dataclasses.fields(SeatConsole))
 _Slot = tuple[str, int]
 
 
-class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost):
+class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, ConsoleHost):
     """The controller of one table: construct, ``await link_up()``, feed it messages.
 
     The glue between the link (:meth:`handle`, :meth:`link_up`), the rules core, the
@@ -112,6 +113,9 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         #: A take's tile disagreed with the layouts (or they contradicted each other): they
         #: are not trusted until the next shuffle, and no dora is shown.
         self.layouts_void = False
+        #: What the table reported at the hello (tile-aware hands need the readers).
+        self.capabilities = m.Capability.NONE
+        self.reset_zones()
         self.faults: set[m.FaultCode] = set()
         self.resume_phase = "table_idle" if self.state.wall is None else "table_playing_turn"
         #: What each display and lamp slot was last sent (its field values).
@@ -205,6 +209,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             # Staff calls nobody answered yet: a restart must not silence them. (LAST GAME
             # and a tray mismatch come back from the consoles and trays above.)
             "staff_calls": self.alerts.seats("staff_call"),
+            **self.tile_flow_snapshot(),
         }
 
     def flow_key(self) -> Hashable:
@@ -221,7 +226,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
                 tuple(p.seats),
                 frozenset(p.answered),
                 tuple(
-                    (e.seat, e.han, e.fu, e.yakuman, e.pao, e.done) for e in p.entries.values()
+                    (e.seat, e.han, e.fu, e.yakuman, e.pao, e.done, e.scored)
+                    for e in p.entries.values()
                 ),
                 frozenset(p.tenpai),
                 frozenset(p.nagashi),
@@ -242,6 +248,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             self.staff.failures,
             self.clock_started is None,
             tuple(self.alerts.seats("staff_call")),
+            self.tile_flow_key(),
         )
 
     def restore_flow(self, snapshot: dict[str, Any]) -> None:
@@ -289,6 +296,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
                     console.prompt, console.typed = "", ""
                 if console.prompt and console.prompt not in PROMPTS:
                     raise ValueError(f"unknown prompt {console.prompt!r}")
+            self.restore_tile_flow(snapshot)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"console state does not fit: {exc!r}") from exc
         if len(consoles) != self.players or not phase.startswith("table_"):
@@ -319,8 +327,14 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
                 "tray_mismatch", None, {"trays": list(tray_totals), "scores": self.state.scores}
             )
 
-    async def link_up(self, *, rebooted: bool) -> None:
-        """The link (re)connected and the hello was accepted: resume where the hand stood."""
+    async def link_up(self, *, rebooted: bool, capabilities: m.Capability | None = None) -> None:
+        """The link (re)connected and the hello was accepted: resume where the hand stood.
+
+        ``capabilities`` are the table's (its HelloReply); a table that reads every tile
+        gets the scorer loaded now, not at its first win."""
+        if capabilities is not None:
+            self.capabilities = capabilities
+            self.load_scorer()
         # Straight through the handshake to where the hand stood: the prompts are swept
         # only there, not in the ``table_idle`` the hello passes through.
         if self.phase != "offline":
@@ -367,13 +381,13 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
                 await self._wall_status(wall, wstate)
             case m.TrayTotals(totals=totals):
                 self._trays(totals)
-            case m.Fault(code=code, text=text):
+            case m.Fault(code=code, text=text, detail=detail):
+                if code == m.FaultCode.TILE_READER:
+                    self.reader_fault(detail)
                 await self._fault(code, text)
-            case m.SeatTiles():
-                # The seat readers' snapshots (protocol 1.3) are read once the tile
-                # tracker is wired in (docs/tiles.md); until then the hand is keyed in,
-                # and a snapshot changes nothing to redraw.
-                return
+            case m.SeatTiles(seat=seat, zone=zone, tiles=tiles):
+                # The seat readers (protocol 1.3): a discard or meld in a tile-aware hand.
+                await self.seat_tiles(seat, zone, tiles)
             case _:
                 log.debug("[%s] ignored %s", self.table_id, type(msg).__name__)
         self.refresh()
@@ -418,6 +432,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         self.walls_done.clear()
         self.wall_layouts = {}
         self.layouts_void = False
+        self.reset_zones()
         self.pending = None
         if self.conditions() is not None:
             for console in self.consoles:
@@ -494,6 +509,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         if refusal is not None:
             await self._fault(m.FaultCode.DICE, refusal.message)
             return
+        self._start_tiles()
         await self._trigger("dice_rolled")
 
     async def _take(self, seat: int, pos: int) -> None:
@@ -511,7 +527,14 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             # Resends across daemon restarts are stopped by the link position itself.
             log.info("[%s] seat %d's take of %d again: a resend, ignored", self.table_id, seat, pos)
             return
-        refusal = self._apply(*self._implied_discard(actor=seat), ev.Take(seat=seat, pos=pos))
+        tile = None
+        if self.state.tiles is not None:
+            if self.layouts_void:
+                self.tiles_off(f"seat {seat}'s take at {pos} was read as another tile")
+            else:
+                tile = self._take_tile(pos)
+        take = ev.Take(seat=seat, pos=pos, tile=tile)
+        refusal = self._apply(*self._implied_discard(actor=seat), take)
         if refusal is not None:
             self._refuse(seat, refusal)
             return
@@ -590,6 +613,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             "STOP?": self._stop_prompt,
             "CONFIRM": self._confirm_prompt,
             "GAME OVER": self._confirm_prompt,
+            "OK?": self._score_prompt,
+            "PLACE MELD": self._meld_prompt,
             "PIN?": self._pin_prompt,
             "RULES?": self._rules_prompt,
         }[prompt]
@@ -722,13 +747,19 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
         state = self.state
         if self.faults:
             return "FAULT", self.fault_text
+        if "\n" in console.message and not console.prompt:
+            # A refused win says why on both lines (``! furiten: 3p`` / ``in your discards``).
+            head, _, detail = console.message.partition("\n")
+            return fit(head), fit(detail)
+        if console.prompt == "OK?":
+            return self.score_lines(seat)
         if console.prompt:
             typed = "*" * len(console.typed) if console.prompt == "PIN?" else console.typed
             if seat in self.tray_mismatch and not typed:
                 # Sticks move while CONFIRM shows: the mismatch must stay in sight.
                 typed = f"!TRAY {self.tray_mismatch[seat]}"
             line1 = f"{console.prompt} {typed}".rstrip()
-            return fit(line1), fit(console.message)
+            return fit(line1), fit(console.message.replace("\n", " "))
         wind = "ESWN"[(seat - state.dealer) % self.players]
         # After the game the final scores (leftover deposits, adjustments) are what count.
         score = state.final.scores[seat] if state.final is not None else state.scores[seat]
@@ -808,6 +839,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, ConsoleHost)
             console.typed,
             console.message,
             console.page,
+            console.choice,
             console.last_game,
             self.fault_text if self.faults else None,
             self.tray_mismatch.get(seat),

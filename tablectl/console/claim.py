@@ -8,13 +8,14 @@ without take sensors name the discarder on ``FROM?``.
 from __future__ import annotations
 
 from firmware_bridge import messages as m
-from tablectl.console.host import ConsoleHost
 from tablectl.console.model import Pending
+from tablectl.console.tiles import HeldMeld, TileFlow
 from tablectl.rules import events as ev
 from tablectl.rules import walltrack
+from tablectl.rules.core import step
 
 
-class ClaimFlow(ConsoleHost):
+class ClaimFlow(TileFlow):
     """The claim window: RON from other seats, PON/CHI/KAN calls, FROM? and KAN?."""
 
     def _discarder_for_claim(self, seat: int) -> int | str:
@@ -46,6 +47,15 @@ class ClaimFlow(ConsoleHost):
         if refusal is not None:
             self._refuse(seat, refusal)
             return
+        if self.state.tiles is not None:
+            after = self.state
+            for event in implied:
+                after, _ = step(after, event)
+            if after.tiles is not None:
+                score = self.win_score(seat, tsumo=False, discarder=target, state=after)
+                if isinstance(score, tuple):
+                    self.refuse_win(seat, score)
+                    return
         self._apply(*implied)
         if self.phase == "table_playing_claim" and self.pending and self.pending.kind == "claim":
             self._join_claim(seat)
@@ -74,7 +84,14 @@ class ClaimFlow(ConsoleHost):
         for console in self.consoles:
             if console.prompt == "RON?":
                 console.prompt = ""
+                console.message = ""
         await self._trigger("claim_closed")
+        if not pending.seats:
+            # The last discard passed: the tiles decide the draw (keyed in if they are off).
+            self.pending = None
+            if self.state.tiles is not None:
+                await self.tile_draw()
+            return
         await self._open_entry("ron", pending.seats, pending.discarders)
 
     async def _call_key(self, seat: int, key: m.Key) -> None:
@@ -91,6 +108,9 @@ class ClaimFlow(ConsoleHost):
         if isinstance(target, str):
             self._refuse(seat, target)
             return
+        if self.state.tiles is not None:
+            self.hold_meld(HeldMeld(seat, kind, target))  # made when the meld zone shows it
+            return
         call = ev.Call(seat=seat, kind=kind, discarder=target)  # type: ignore[arg-type]
         refusal = self._apply(*self._implied_discard(actor=seat), call)
         if refusal is not None:
@@ -106,6 +126,11 @@ class ClaimFlow(ConsoleHost):
             if refusal is not None:
                 self._refuse(seat, refusal)
                 return
+            if self.state.tiles is not None:
+                score = self.win_score(seat, tsumo=False, discarder=pending.discarders[0])
+                if isinstance(score, tuple):
+                    self.refuse_win(seat, score)
+                    return
             self._join_claim(seat)
         elif key == m.Key.CANCEL:
             pending.answered.add(seat)
@@ -159,6 +184,10 @@ class ClaimFlow(ConsoleHost):
         event = choices.get(key)
         if key == m.Key.CANCEL:
             console.prompt = ""
+        elif event is not None and self.state.tiles is not None:
+            console.prompt = ""
+            kind = {m.Key.DIGIT_1: "closed", m.Key.DIGIT_2: "added", m.Key.DIGIT_3: "north"}[key]
+            self.hold_meld(HeldMeld(seat, kind))  # made when the meld zone shows it
         elif event is not None:
             console.prompt = ""
             refusal = self._apply(event)

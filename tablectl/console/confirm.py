@@ -129,6 +129,12 @@ class ConfirmFlow(ConsoleHost):
         if record.result in ("ron", "tsumo"):
             winners = [int(s) for s in record.detail.get("winners", [])]
             discarders = tuple(int(s) for s in record.detail.get("from", []))
+            if self.state.tiles is not None:
+                # The tiles' value again: OK, or CANCEL to take the win back.
+                await self.open_scored_entry(record.result, winners, discarders, "reopen")
+                if self.pending is None:
+                    await self._resume_hand()
+                return None
             self.pending = Pending(
                 kind=record.result,
                 discarders=discarders,

@@ -26,6 +26,10 @@ class DrawFlow(ConsoleHost):
     """How a hand ends without a win: the exhaustive draw's TENPAI?, the abortive draw's"""
 
     async def _draw_key(self, seat: int, key: m.Key) -> None:
+        if self.state.tiles is not None:
+            # The tiles decide tenpai and noten once the last discard has passed.
+            self._refuse(seat, "tiles decide: no key")
+            return
         wall = self.state.wall
         implied = (
             () if wall is None else self._implied_discard(actor=(wall.turn + 1) % self.players)

@@ -16,6 +16,9 @@ class EntryFlow(ConsoleHost):
     """Win entry: HAN?, FU?, PAO? on each winner's console, then one ron or tsumo event."""
 
     async def _open_entry(self, kind: str, seats: list[int], discarders: tuple[int, ...]) -> None:
+        if self.state.tiles is not None:
+            await self.open_scored_entry(kind, seats, discarders)  # the tiles say the value
+            return
         self.pending = Pending(
             kind=kind,
             discarders=discarders,
@@ -91,6 +94,9 @@ class EntryFlow(ConsoleHost):
             entry.pao = int(key)
             console.typed = str(int(key))
         elif key == m.Key.CANCEL:
+            if entry.scored:  # back to the tiles' value
+                console.prompt, console.typed, entry.pao = "OK?", "", None
+                return
             console.prompt, console.typed = "HAN?", ""
             entry.yakuman, entry.pao = 0, None
         elif key == m.Key.OK:
@@ -138,6 +144,11 @@ class EntryFlow(ConsoleHost):
             return
         # Start the entry over on every winner's console, with the reason shown.
         for seat, entry in pending.entries.items():
+            if entry.scored:  # the tiles' value again: agree once more, or take it back
+                entry.done, entry.pao = False, None
+                self.consoles[seat].prompt, self.consoles[seat].typed = "OK?", ""
+                self._refuse(seat, refusal)
+                continue
             pending.entries[seat] = WinEntry(seat=entry.seat)
             self.consoles[seat].prompt = "HAN?"
             self.consoles[seat].typed = ""

@@ -36,6 +36,20 @@ from tablectl.rules.wall import implied_discarder
 
 log = logging.getLogger("tablectl.table")
 
+#: Refusals of a tile-aware hand, said short enough for a display line (after ``! ``).
+SHORT_REFUSALS = {
+    "not_tenpai": "not tenpai",
+    "open_riichi": "hand is open",
+    "kuikae": "kuikae: swap call",
+    "riichi_discard": "riichi: drawn tile",
+    "riichi_call": "no call in riichi",
+    "riichi_kan": "kan moves waits",
+    "tile_not_in_hand": "tile not in hand",
+    "bad_meld": "not that meld",
+    "not_north": "not a north",
+    "tile_unknown": "tile not read",
+}
+
 
 class FlowError(RuntimeError):
     """A console flow asked the phase machine for a transition it does not have, or opened
@@ -133,6 +147,21 @@ class ConsoleHost:
     async def _close_claim(self) -> None:
         raise NotImplementedError
 
+    async def _cancel_entry(self, seat: int) -> None:
+        raise NotImplementedError
+
+    async def open_scored_entry(
+        self,
+        kind_: str,
+        seats: list[int],
+        discarders: tuple[int, ...],
+        trigger: str = "enter_result",
+    ) -> None:
+        raise NotImplementedError
+
+    async def _entry_done(self, seat: int) -> None:
+        raise NotImplementedError
+
     async def _confirm_prompt(self, seat: int, key: m.Key) -> None:
         raise NotImplementedError
 
@@ -209,8 +238,9 @@ class ConsoleHost:
             self.state = new_state
             if self.publisher is not None:
                 # Takes and discards reach the parlor as tiles left in the state, not as
-                # events: a parlor follows scores, and a fast table makes ~70 takes a hand.
-                if not isinstance(event, ev.Dice | ev.Deal | ev.Take | ev.Discard):
+                # events: a parlor follows scores, and a fast table makes ~70 takes a hand
+                # (nor does the wall's layout: the parlor is not to see the tiles).
+                if not isinstance(event, ev.Dice | ev.Layout | ev.Deal | ev.Take | ev.Discard):
                     payload = {**ev.event_to_json(event), "scores": list(new_state.scores)}
                     self.publisher.publish_event(payload)
                 self.publisher.publish_state(self.snapshot())
@@ -257,16 +287,27 @@ class ConsoleHost:
         return check(state)
 
     def _refuse(self, seat: int, refusal: Refusal | str) -> None:
-        text = refusal.message if isinstance(refusal, Refusal) else refusal
+        if isinstance(refusal, Refusal):
+            text = SHORT_REFUSALS.get(refusal.code, refusal.message)
+        else:
+            text = refusal
         self.consoles[seat].message = fit("! " + text)
         log.info("[%s] seat %d refused: %s", self.table_id, seat, text)
         self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.BEEP, duration_ms=100))
 
     def _implied_discard(self, actor: int) -> tuple[ev.Event, ...]:
-        """Discards are not sensed: the seat that drew has discarded once another acts."""
+        """Discards are not sensed (in a hand keyed in): the seat that drew has discarded
+        once another acts. In a tile-aware hand, with the tile its pond shows."""
         wall = self.state.wall
         seat = None if wall is None else implied_discarder(wall, actor)
-        return () if seat is None else (ev.Discard(seat=seat),)
+        if seat is None:
+            return ()
+        if self.state.tiles is not None:
+            return self.implied_tiles(seat)
+        return (ev.Discard(seat=seat),)
+
+    def implied_tiles(self, seat: int) -> tuple[ev.Event, ...]:
+        raise NotImplementedError
 
     def _open(self, seat: int, prompt: str, *, typed: str = "") -> None:
         """Put ``prompt`` on ``seat``'s display (a prompt only stands in its phases)."""

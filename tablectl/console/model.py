@@ -28,7 +28,8 @@ class SeatConsole:
 
 @dataclass
 class WinEntry:
-    """One winner's han/fu entry."""
+    """One winner's han/fu entry. ``scored``: the tiles gave the value (a tile-aware
+    hand), with the ``points`` the core pays for it and its ``yaku`` for the display."""
 
     seat: int
     han: int = 0
@@ -36,6 +37,9 @@ class WinEntry:
     yakuman: int = 0
     pao: int | None = None
     done: bool = False
+    scored: bool = False
+    points: int = 0
+    yaku: list[str] = field(default_factory=list)
 
 
 @dataclass

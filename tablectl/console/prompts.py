@@ -120,8 +120,8 @@ PROMPTS: dict[str, PromptSpec] = {
             "another seat declared ron on this discard",
             {K.RON: "join the ron", K.CANCEL: "pass"},
             PLAYING,
-            fires=frozenset({"claim_closed", "enter_result"}),
-            goes_to=("HAN?",),
+            fires=frozenset({"claim_closed", "enter_result", "hand_over"}),
+            goes_to=("HAN?", "OK?"),
         ),
         PromptSpec(
             "FROM?",
@@ -169,6 +169,15 @@ PROMPTS: dict[str, PromptSpec] = {
             digits="seat",
         ),
         PromptSpec(
+            "OK?",
+            "win entry",
+            "(tiles read) the win as the tiles score it: han, fu, points; line 2 the yaku",
+            {K.OK: "agree", K.CANCEL: "take the win back", K.DIGIT_0: "next yaku"},
+            frozenset({"table_result_entry"}),
+            fires=frozenset({"hand_over", "entry_cancelled"}),
+            goes_to=("PAO?",),
+        ),
+        PromptSpec(
             "KAN?",
             "kan",
             "1 closed, 2 added, 3 north",
@@ -179,7 +188,15 @@ PROMPTS: dict[str, PromptSpec] = {
                 K.CANCEL: "leave",
             },
             PLAYING,
+            goes_to=("PLACE MELD",),
             digits="1-3",
+        ),
+        PromptSpec(
+            "PLACE MELD",
+            "kan",
+            "(tiles read) lay the meld in the meld zone: the call is made when it shows",
+            {K.CANCEL: "withdraw the call"},
+            PLAYING,
         ),
         PromptSpec(
             "ABORT?",
@@ -214,7 +231,7 @@ PROMPTS: dict[str, PromptSpec] = {
             {K.OK: "agree", K.CANCEL: "wrong: enter the hand again"},
             frozenset({"table_settlement"}),
             fires=frozenset({"next_hand", "shuffle", "reopen", "resume_play"}),
-            goes_to=("HAN?", "TENPAI?"),
+            goes_to=("HAN?", "OK?", "TENPAI?"),
         ),
         PromptSpec(
             "GAME OVER",
@@ -223,7 +240,7 @@ PROMPTS: dict[str, PromptSpec] = {
             {K.OK: "agree (a new game when all have)", K.CANCEL: "wrong: enter the hand again"},
             frozenset({"table_settlement", "table_game_over"}),
             fires=frozenset({"game_ended", "new_game", "shuffle", "reopen", "resume_play"}),
-            goes_to=("HAN?", "TENPAI?"),
+            goes_to=("HAN?", "OK?", "TENPAI?"),
         ),
         PromptSpec(
             "STAFF?",
@@ -241,7 +258,7 @@ PROMPTS: dict[str, PromptSpec] = {
             {**_digits("type a digit"), K.OK: "check", K.CANCEL: "leave"},
             TABLE_PHASES,
             fires=frozenset({"reopen", "resume_play", "shuffle", "new_game", "abandon"}),
-            goes_to=("SEAT?", "RULES?", "HAN?", "TENPAI?"),
+            goes_to=("SEAT?", "RULES?", "HAN?", "OK?", "TENPAI?"),
             digits="0-9",
         ),
         PromptSpec(
@@ -294,6 +311,8 @@ OPENED_BY: tuple[tuple[str, str, str], ...] = (
     ("PON CHI KAN", "FROM?", "kantan, or no take sensors"),
     ("KAN", "KAN?", "own turn"),
     ("TSUMO", "HAN?", "own turn"),
+    ("TSUMO", "OK?", "own turn, tiles read"),
+    ("PON CHI KAN", "PLACE MELD", "tiles read, the meld not shown yet"),
     ("TENPAI NOTEN", "TENPAI?", "after the last discard"),
     ("(walls up)", "ROLL?", "dealer"),
     ("(hand settled)", "CONFIRM", "every seat"),

@@ -114,6 +114,9 @@ def _dispatch(state: GameState, event: ev.Event) -> Handled:
         return _time_up(state)
     if isinstance(event, ev.Riichi):
         return _riichi(state, event.seat)
+    if isinstance(event, ev.TilesOff):
+        # Not a hand event: a riichi declared just before keeps waiting for its tile.
+        return _tiles_off(state)
     pre: list[Effect] = []
     if state.pending_riichi is not None and not _keeps_riichi_pending(state, event):
         state, pre = _take_riichi_deposit(state, event)
@@ -140,6 +143,12 @@ def _dispatch_hand_event(state: GameState, event: ev.Event) -> Handled:
             return _false_call(state, seat)
         case _:
             return walltrack.wall_event(state, event)
+
+
+def _tiles_off(state: GameState) -> Handled:
+    if state.tiles is None:
+        return Refusal("no_tiles", "the hand in progress has no tiles to stop reading")
+    return replace(state, tiles=None), [Noted("tiles_off")]
 
 
 # --- validation helpers -------------------------------------------------------------

@@ -177,7 +177,18 @@ class Layout:
     tiles: tuple[int, ...]
 
 
-ScoreEvent = Riichi | Ron | Tsumo | Draw | Abort | Chombo | FalseCall | Stop | TimeUp | Undo
+@dataclass(frozen=True, slots=True)
+class TilesOff:
+    """The table stops reading tiles for the rest of the hand (a seat reader failed, or its
+    snapshots contradicted the tiles): the hand's tile state is dropped and the hand goes
+    on as at a table without tile readers.  ``reason`` says why, for the journal."""
+
+    reason: str = ""
+
+
+ScoreEvent = (
+    Riichi | Ron | Tsumo | Draw | Abort | Chombo | FalseCall | Stop | TimeUp | Undo | TilesOff
+)
 WallEvent = Dice | Layout | Deal | Take | Discard | Call | Kan | North
 Event = Start | ScoreEvent | WallEvent
 
@@ -226,6 +237,14 @@ def _int_list(obj: Mapping[str, Any], key: str, *, optional: bool = False) -> tu
         if isinstance(item, bool) or not isinstance(item, int):
             raise EventFormatError(f"field {key!r} must hold integers, got {_short(item)}")
     return tuple(value)
+
+
+def _text(obj: Mapping[str, Any], key: str) -> str:
+    """An optional free-text field ("" when absent)."""
+    value = obj.get(key, "")
+    if not isinstance(value, str):
+        raise EventFormatError(f"field {key!r} must be text, got {_short(value)}")
+    return value[:200]
 
 
 def _choice(obj: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str:
@@ -316,6 +335,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
     "stop": lambda o: Stop(),
     "time_up": lambda o: TimeUp(),
     "undo": lambda o: Undo(),
+    "tiles_off": lambda o: TilesOff(reason=_text(o, "reason")),
     "dice": _dice,
     "layout": lambda o: Layout(tiles=_int_list(o, "tiles")),
     "deal": lambda o: Deal(),
@@ -354,6 +374,7 @@ EVENT_KEYS: dict[str, tuple[str, ...]] = {
     "stop": ("type",),
     "time_up": ("type",),
     "undo": ("type",),
+    "tiles_off": ("type", "reason"),
     "dice": ("type", "dice"),
     "layout": ("type", "tiles"),
     "deal": ("type",),
@@ -423,6 +444,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return {"type": "time_up"}
         case Undo():
             return {"type": "undo"}
+        case TilesOff(reason=reason):
+            return {"type": "tiles_off"} | ({"reason": reason} if reason else {})
         case Dice(dice=dice):
             return {"type": "dice", "dice": list(dice)}
         case Layout(tiles=tiles):

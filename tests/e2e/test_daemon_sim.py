@@ -23,10 +23,10 @@ GAME_TIMEOUT_S = 60
 
 
 async def play(
-    preset: str, seed: int, journal: Path, games: int = 1
+    preset: str, seed: int, journal: Path, games: int = 1, **readers: bool
 ) -> tuple[Daemon, SimTable, list[dict[str, Any]]]:
     house = load_rules(preset)
-    sim = SimTable(house, seed, max_games=games)
+    sim = SimTable(house, seed, max_games=games, **readers)
     url = await sim.start_pty()
     results: list[dict[str, Any]] = []
     config = config_for(url, preset, journal, table_id="e2e")

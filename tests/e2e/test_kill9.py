@@ -15,6 +15,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+
 from hw_sim import SimTable
 from tablectl.journal import Journal
 from tablectl.records import list_records
@@ -58,11 +60,18 @@ async def wait_for_events(path: Path, count: int) -> None:
             await asyncio.sleep(0.01)
 
 
-async def test_daemon_killed_and_restarted_reaches_the_same_result(tmp_path: Path) -> None:
-    _, _, reference = await play(PRESET, SEED, tmp_path / "reference.sqlite3")
+#: A table that reads every tile: its hands are tile-aware (docs/tiles.md, "The daemon").
+TILES = {"tile_reader": True, "wall_reader": True, "seat_reader": True}
+
+
+@pytest.mark.parametrize("readers", [{}, TILES], ids=["keyed", "tiles read"])
+async def test_daemon_killed_and_restarted_reaches_the_same_result(
+    tmp_path: Path, readers: dict[str, bool]
+) -> None:
+    _, _, reference = await play(PRESET, SEED, tmp_path / "reference.sqlite3", **readers)
     expected = reference[0]["final"]
 
-    sim = SimTable(load_rules(PRESET), SEED, max_games=1)
+    sim = SimTable(load_rules(PRESET), SEED, max_games=1, **readers)
     port = await sim.start_tcp(0)
     journal = tmp_path / "journal.sqlite3"
     config = tmp_path / "tablectl.toml"
@@ -96,3 +105,8 @@ async def test_daemon_killed_and_restarted_reaches_the_same_result(tmp_path: Pat
     got = records[0]
     assert list(got.scores) == expected["scores"], json.dumps(expected)
     assert list(got.ranking) == expected["ranking"]
+    if readers:
+        with Journal.open(journal) as j:
+            (game,) = [g.game_id for g in j.games() if g.finished]
+            kinds = [type(e).__name__ for e in j.events(game)]
+        assert "Layout" in kinds and "TilesOff" not in kinds

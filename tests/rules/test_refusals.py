@@ -143,6 +143,7 @@ REFUSALS: list[tuple[str, str, list[dict[str, Any]], str]] = [
     ("pao seat missing", "ariari", [ron(0, {"seat": 1, "yakuman": 1, "pao": 7})], "no_such_seat"),
     ("start in the middle", "ariari", [{"type": "start", "rules": "ariari"}], "unexpected_start"),
     ("wall event without dice", "ariari", [{"type": "take", "seat": 0}], "no_wall"),
+    ("tiles off without tiles", "ariari", [{"type": "tiles_off"}], "no_tiles"),
 ]
 
 
@@ -296,6 +297,8 @@ EVERY_EVENT = [
     {"type": "undo"},
     {"type": "dice", "dice": [3, 4]},
     {"type": "layout", "tiles": list(range(136))},
+    {"type": "tiles_off"},
+    {"type": "tiles_off", "reason": "seat 1 discards reader"},
     {"type": "deal"},
     {"type": "take", "seat": 0, "pos": 12},
     {"type": "take", "seat": 0, "pos": 12, "tile": 40},

@@ -21,3 +21,31 @@ def test_only_the_scorer_loads_mahjong() -> None:
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert done.stdout.split() == ["False", "True"]
+
+
+TABLE_PROBE = """
+import asyncio, sys
+from firmware_bridge import messages as m
+from tablectl.console.tiles import TILE_CAPS
+from tablectl.rules.loader import load_rules
+from tablectl.table import Table
+
+async def main(caps):
+    table = Table(load_rules("tenhou"), post=lambda _: None, now=lambda: 0.0)
+    await table.link_up(rebooted=False, capabilities=caps)
+    print("tablectl.tiles.scoring" in sys.modules, "mahjong" in sys.modules)
+
+asyncio.run(main(%s))
+"""
+
+
+def test_the_daemon_loads_the_scorer_when_a_tile_reading_table_connects() -> None:
+    def probe(caps: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", TABLE_PROBE % caps], cwd=ROOT, capture_output=True,
+            text=True, check=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        )  # fmt: skip
+        return done.stdout.split()
+
+    assert probe("m.Capability.WALL_READER | m.Capability.WALL_TAKE_SENSORS") == ["False"] * 2
+    assert probe("TILE_CAPS") == ["True", "True"]

@@ -1,0 +1,536 @@
+"""A table that reads its tiles (docs/tiles.md, "The daemon"): the layout at the dice, the
+take tiles, discards and melds read off the seat readers, wins scored from the tiles and
+confirmed with OK, the exhaustive draw decided by the tiles, and the fallback to key entry
+for the rest of a hand when a reader fails.
+
+A hand is *tile-aware* when the rules core holds its tiles (``GameState.tiles``): the
+table reported ``WALL_READER``, ``SEAT_READER`` and ``WALL_TAKE_SENSORS`` at the hello,
+every wall's layout was read and trusted at the dice, and no ``tiles_off`` event came
+since. Everything here is skipped in any other hand, which is keyed in as before.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from firmware_bridge import messages as m
+from tablectl.console.host import SHORT_REFUSALS, ConsoleHost, log
+from tablectl.console.model import LINE, Pending, WinEntry, fit
+from tablectl.rules import events as ev
+from tablectl.rules import tiletrack
+from tablectl.rules.core import step
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
+from tablectl.rules.state import GameState
+from tablectl.rules.wall import positions_per_wall
+from tablectl.rules.walltrack import wall_rules
+from tablectl.tiles import checks
+from tablectl.tiles.hand import HandScore
+from tablectl.tiles.ids import KIND_NAMES, kind
+
+#: What the table must report at the hello for its hands to be tile-aware.
+TILE_CAPS = m.Capability.WALL_READER | m.Capability.SEAT_READER | m.Capability.WALL_TAKE_SENSORS
+#: Tiles each kind of meld shows in the meld zone (a call: the called tile with the own).
+MELD_SIZE = {"chi": 3, "pon": 3, "kan": 4, "closed": 4, "added": 1, "north": 1}
+_FURITEN = (
+    (re.compile(r"has discarded (\S+)$"), "in your discards"),
+    (re.compile(r"let (\S+) pass after its riichi"), "passed in riichi"),
+    (re.compile(r"let (\S+) pass since"), "passed this turn"),
+)
+
+
+@dataclass
+class HeldMeld:
+    """A call, kan or north keyed by ``seat`` and waiting for its tiles in the seat's meld
+    zone (``PLACE MELD``): ``kind`` chi/pon/kan (a call on ``discarder``'s discard) or
+    closed/added/north (own turn)."""
+
+    seat: int
+    kind: str
+    discarder: int | None = None
+
+
+def score_line(entry: WinEntry, *, fu_counts: bool = True) -> str:
+    """Line 1 of a scored win: ``3 HAN 40 FU 5200 OK?``, ``YAKUMAN 32000 OK?``; without
+    the fu where they do not count (5 han and more, a table without fu)."""
+    if entry.yakuman:
+        count = "" if entry.yakuman == 1 else f" x{entry.yakuman}"
+        return fit(f"YAKUMAN{count} {entry.points} OK?")
+    if entry.fu is None or not fu_counts or entry.han >= 5:
+        return fit(f"{entry.han} HAN {entry.points} OK?")
+    text = f"{entry.han} HAN {entry.fu} FU {entry.points} OK?"
+    if len(text) > LINE:
+        text = f"{entry.han}HAN {entry.fu}FU {entry.points} OK?"
+    return fit(text)
+
+
+def yaku_pages(yaku: Sequence[str]) -> list[str]:
+    """The yaku cut into display lines (each name is at most one line), key 0 pages."""
+    pages: list[str] = []
+    for name in yaku:
+        if pages and len(pages[-1]) + 2 + len(name) <= LINE:
+            pages[-1] += ", " + name
+        else:
+            pages.append(fit(name))
+    return pages or [""]
+
+
+class TileFlow(ConsoleHost):
+    """The daemon's side of a table that reads its tiles (see the module docstring)."""
+
+    capabilities: m.Capability
+    wall_layouts: dict[int, tuple[int, ...]]
+    layouts_void: bool
+    #: The latest snapshot of every seat's meld and discard zones (seat readers).
+    zone_melds: list[tuple[int, ...]]
+    zone_ponds: list[tuple[int, ...]]
+    held_meld: HeldMeld | None
+
+    # ------------------------------------------------------------------ set-up
+
+    def reads_tiles(self) -> bool:
+        """The table reads every tile (its hands are tile-aware when the layouts are
+        trusted); kantan's own walls are keyed in (not done: docs/tiles.md)."""
+        return (self.capabilities & TILE_CAPS) == TILE_CAPS and not self.rules.wall.own_walls
+
+    def tile_hand(self) -> bool:
+        """The hand in progress is tile-aware (the rules core holds its tiles)."""
+        return self.state.tiles is not None
+
+    def load_scorer(self) -> None:
+        """Import the scorer (and the ``mahjong`` package: 70-90 ms) when a table that
+        reads tiles connects, so that the first TSUMO does not wait for it."""
+        if self.reads_tiles():
+            importlib.import_module("tablectl.tiles.scoring")
+
+    def reset_zones(self) -> None:
+        """Forget the zones (a new hand: the shuffle empties them)."""
+        self.zone_melds = [() for _ in range(self.players)]
+        self.zone_ponds = [() for _ in range(self.players)]
+        self.held_meld = None
+
+    def _start_tiles(self) -> None:
+        """Right after the dice: the layout of the whole wall, when every wall was read
+        and trusted; the hand is then tile-aware."""
+        per = positions_per_wall(wall_rules(self.rules))
+        walls = [self.wall_layouts.get(w) for w in range(self.players)]
+        if not self.reads_tiles() or self.layouts_void or any(w is None for w in walls):
+            return
+        layout = tuple(t for w in walls if w is not None for t in w)
+        if len(layout) != per * self.players:
+            return
+        refusal = self._apply(ev.Layout(tiles=layout))
+        if refusal is not None:
+            log.warning("[%s] the wall layout was refused (%s): this hand is keyed in",
+                        self.table_id, refusal.message)  # fmt: skip
+
+    def _take_tile(self, pos: int) -> int | None:
+        """The tile a take at ``pos`` brings in a tile-aware hand (the layout's)."""
+        tiles = self.state.tiles
+        if tiles is None or not 0 <= pos < len(tiles.layout):
+            return None
+        return tiles.layout[pos]
+
+    def tiles_off(self, reason: str) -> None:
+        """Stop reading tiles for the rest of the hand (journalled ``tiles_off``): the
+        hand goes on keyed in; a meld waiting for its tiles is made as keyed."""
+        if not self.tile_hand():
+            return
+        log.warning("[%s] tile reading off for the rest of the hand: %s", self.table_id, reason)
+        self._apply(ev.TilesOff(reason=reason))
+        held, self.held_meld = self.held_meld, None
+        if held is not None:
+            console = self.consoles[held.seat]
+            if console.prompt == "PLACE MELD":
+                console.prompt, console.typed = "", ""
+            refusal = self._apply(*self._meld_events(held, ()))
+            if refusal is not None:
+                self._refuse(held.seat, refusal)
+        for console in self.consoles:
+            if not console.prompt:
+                console.message = "KEY ENTRY: NO TILES"
+
+    def reader_fault(self, detail: int) -> None:
+        """A ``Fault(TILE_READER)``: a seat reader (detail 0x100 + 16 * seat + zone) or the
+        wall reader failed. A tile-aware hand goes on keyed in."""
+        what = "wall reader" if detail < 0x100 else f"seat {(detail - 0x100) // 16} reader"
+        self.tiles_off(f"{what} fault")
+
+    # ------------------------------------------------------------------ the zones
+
+    async def seat_tiles(self, seat: int, zone: m.Zone, tiles: tuple[int, ...]) -> None:
+        """A seat reader's snapshot: kept, and read for a discard or a meld."""
+        if not 0 <= seat < self.players:
+            return
+        if zone == m.Zone.DISCARDS:
+            self.zone_ponds[seat] = tiles
+            if self.tile_hand():
+                await self._pond_changed(seat)
+        elif zone == m.Zone.MELDS:
+            self.zone_melds[seat] = tiles
+            if self.tile_hand():
+                self._try_meld(seat)
+
+    def _unplayed(self, seat: int) -> list[int]:
+        """Tiles in ``seat``'s pond that the tiles do not have as its discards yet."""
+        tiles = self.state.tiles
+        assert tiles is not None
+        river = {d.tile for d in tiles.seats[seat].discards}
+        return [t for t in self.zone_ponds[seat] if t not in river]
+
+    async def _pond_changed(self, seat: int) -> None:
+        """A tile new in the pond of the seat to discard is its discard."""
+        wall = self.state.wall
+        fresh = self._unplayed(seat)
+        if wall is None or not fresh:
+            return
+        if len(fresh) > 1:
+            self.tiles_off(f"seat {seat}'s pond shows {len(fresh)} new tiles")
+            return
+        if wall.phase not in ("discard", "called") or wall.turn != seat:
+            log.info("[%s] seat %d's pond shows a tile out of turn", self.table_id, seat)
+            return
+        refusal = self._apply(ev.Discard(seat=seat, tile=fresh[0]))
+        if refusal is not None:
+            if refusal.code == "tile_not_in_hand":
+                self.tiles_off(f"seat {seat}'s pond shows a tile it did not hold")
+                return
+            self._refuse(seat, refusal)  # a rule (kuikae, riichi): take it back
+            return
+        self.consoles[seat].message = ""
+        after = self.state.wall
+        if after is not None and after.finished:
+            await self._last_discard_window(seat)
+
+    def implied_tiles(self, seat: int) -> tuple[ev.Event, ...]:
+        """The discard of ``seat`` another seat's action implies, in a tile-aware hand:
+        with the tile its pond shows; without one, the tiles are off (a discard the
+        reader missed) and the discard is keyed."""
+        fresh = self._unplayed(seat)
+        if len(fresh) == 1:
+            return (ev.Discard(seat=seat, tile=fresh[0]),)
+        reason = f"seat {seat}'s discard not read"
+        log.warning("[%s] %s: tile reading off for the rest of the hand", self.table_id, reason)
+        return (ev.TilesOff(reason=reason), ev.Discard(seat=seat))
+
+    # ------------------------------------------------------------------ melds
+
+    def hold_meld(self, held: HeldMeld) -> None:
+        """A call, kan or north key in a tile-aware hand: made once the meld zone shows
+        its tiles (at once if it already does), else ``PLACE MELD`` until it does."""
+        probe = self._meld_events(held, ())
+        state = self._state_after(probe[:-1])
+        if isinstance(state, Refusal):
+            self._refuse(held.seat, state)
+            return
+        _, effects = step(state, probe[-1])
+        refusal = next((e for e in effects if isinstance(e, Refusal)), None)
+        if refusal is not None and refusal.code != "tile_unknown":
+            self._refuse(held.seat, refusal)  # the wall says no, whatever the tiles
+            return
+        self.held_meld = held
+        self._open(held.seat, "PLACE MELD", typed=held.kind.upper())
+        self._try_meld(held.seat)
+
+    def _meld_events(self, held: HeldMeld, tiles: tuple[int, ...]) -> tuple[ev.Event, ...]:
+        seat = held.seat
+        if held.kind in ("chi", "pon", "kan"):
+            assert held.discarder is not None
+            call = ev.Call(seat=seat, kind=held.kind, discarder=held.discarder, tiles=tiles)  # type: ignore[arg-type]
+            return (*self._implied_discard(actor=seat), call)
+        if held.kind == "north":
+            return (ev.North(seat=seat, tile=tiles[0] if tiles else None),)
+        return (ev.Kan(seat=seat, kind=held.kind, tiles=tiles),)  # type: ignore[arg-type]
+
+    def _state_after(self, events: Sequence[ev.Event]) -> GameState | Refusal:
+        state = self.state
+        for event in events:
+            state, effects = step(state, event)
+            refusal = next((e for e in effects if isinstance(e, Refusal)), None)
+            if refusal is not None:
+                return refusal
+        return state
+
+    def _try_meld(self, seat: int) -> None:
+        """Make the held meld of ``seat`` if its meld zone shows it."""
+        held = self.held_meld
+        if held is None or held.seat != seat:
+            return
+        if self.consoles[seat].prompt != "PLACE MELD":
+            self.held_meld = None  # swept by a phase change, or withdrawn
+            return
+        fresh = self._fresh_melds(seat)
+        need = MELD_SIZE[held.kind]
+        if len(fresh) < need:
+            return
+        own = tuple(fresh)
+        if held.kind in ("chi", "pon", "kan"):
+            before = self._state_after(self._meld_events(held, ())[:-1])
+            called = None
+            if not isinstance(before, Refusal) and before.tiles is not None:
+                assert held.discarder is not None
+                river = before.tiles.seats[held.discarder].discards
+                called = river[-1].tile if river else None
+            if called not in fresh:
+                self._refuse(seat, f"not that {held.kind}")
+                return
+            own = tuple(t for t in fresh if t != called)
+        if len(fresh) > need:
+            self._refuse(seat, f"not that {held.kind}")
+            return
+        refusal = self._apply(*self._meld_events(held, own))
+        if refusal is None:
+            self.held_meld = None
+            self.consoles[seat].prompt, self.consoles[seat].typed = "", ""
+            return
+        self._refuse(seat, refusal)
+        if refusal.code not in SHORT_REFUSALS:
+            # Not about the tiles laid (the turn moved on, say): the call is gone.
+            self.held_meld = None
+            self.consoles[seat].prompt, self.consoles[seat].typed = "", ""
+
+    async def _meld_prompt(self, seat: int, key: m.Key) -> None:
+        """CANCEL at ``PLACE MELD``: the call is withdrawn."""
+        if key == m.Key.CANCEL:
+            self.held_meld = None
+            self.consoles[seat].prompt, self.consoles[seat].typed = "", ""
+
+    # ------------------------------------------------------------------ wins
+
+    def win_score(
+        self, seat: int, *, tsumo: bool, discarder: int | None, state: GameState | None = None
+    ) -> HandScore | tuple[str, str]:
+        """What ``seat``'s win is worth by the tiles, or why it is no win (a short head
+        and detail for the two display lines)."""
+        from tablectl.tiles.scoring import score_win
+
+        state = self.state if state is None else state
+        tiles = state.tiles
+        assert tiles is not None
+        st = tiles.seats[seat]
+        if tsumo:
+            if not checks.is_complete(st.concealed):
+                return "not a win", "hand not complete"
+        else:
+            tile = checks.ron_tile(state, -1 if discarder is None else discarder)
+            if tile is None:
+                return "not a win", "nothing to ron"
+            name = KIND_NAMES[kind(tile)]
+            if not checks.is_complete((*st.concealed, tile)):
+                return "not a win", f"{name} is no wait"
+            reason = checks.furiten(self.rules, tiles, seat, tile)
+            if reason is not None:
+                for pattern, said in _FURITEN:
+                    found = pattern.search(reason)
+                    if found:
+                        return f"furiten: {found.group(1)}", said
+                return "furiten", ""
+        ctx = checks.win_context(self.rules, state, seat, tsumo, discarder)
+        score = score_win(self.rules, ctx)
+        if isinstance(score, Refusal):
+            detail = {
+                "no_yaku": "dora are no yaku",
+                "atozuke": "no atozuke here",
+                "not_complete": "hand not complete",
+            }.get(score.code, score.code)
+            head = "no yaku" if score.code in ("no_yaku", "atozuke") else "not a win"
+            return head, detail
+        return score
+
+    def refuse_win(self, seat: int, why: tuple[str, str]) -> None:
+        """A win the tiles do not make, on both display lines (``! furiten: 3p`` / ``in
+        your discards``); nothing changes."""
+        head, detail = why
+        self.consoles[seat].message = fit(f"! {head}") + "\n" + fit(detail)
+        log.info("[%s] seat %d's win refused: %s %s", self.table_id, seat, head, detail)
+        self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.BEEP, duration_ms=100))
+
+    def scored_entry(self, seat: int, score: HandScore, *, tsumo: bool) -> WinEntry:
+        """The win entry of a scored hand: its han, fu or yakuman, its points as the rules
+        core pays them (without honba and deposits) and its yaku."""
+        from tablectl.tiles.scoring import to_hand
+
+        hand = to_hand(score, seat)
+        value = hand_value(self.rules, han=hand.han, fu=hand.fu, yakuman=hand.yakuman, tsumo=tsumo)
+        points = 0
+        if not isinstance(value, Refusal):
+            dealer = self.state.dealer
+            if tsumo:
+                points = sum(tsumo_payments(self.rules, value, winner=seat, dealer=dealer))
+            else:
+                points = ron_points(self.rules, value, dealer=seat == dealer)
+        return WinEntry(
+            seat=seat,
+            han=hand.han,
+            fu=hand.fu,
+            yakuman=hand.yakuman,
+            scored=True,
+            points=points,
+            yaku=list(score.yaku),
+        )
+
+    async def open_scored_entry(
+        self,
+        kind_: str,
+        seats: list[int],
+        discarders: tuple[int, ...],
+        trigger: str = "enter_result",
+    ) -> None:
+        """Each winner's display: the tiles' value, ``OK?``; a seat whose hand the tiles
+        refuse is told why and leaves the win (``trigger`` enters the entry phase)."""
+        entries: dict[int, WinEntry] = {}
+        for seat in seats:
+            score = self.win_score(
+                seat, tsumo=kind_ == "tsumo", discarder=discarders[0] if discarders else None
+            )
+            if isinstance(score, tuple):
+                self.refuse_win(seat, score)
+                continue
+            entries[seat] = self.scored_entry(seat, score, tsumo=kind_ == "tsumo")
+        self.pending = Pending(
+            kind=kind_, discarders=discarders, seats=list(entries), entries=entries
+        )
+        if not entries:
+            self.pending = None
+            return
+        await self._trigger(trigger)
+        for seat in entries:
+            self._open(seat, "OK?")
+            self.consoles[seat].choice = 0
+
+    async def _score_prompt(self, seat: int, key: m.Key) -> None:
+        """``OK?``: OK agrees with the tiles' value (PAO? next for a yakuman where the
+        preset has pao), CANCEL takes the win back, 0 pages the yaku."""
+        console = self.consoles[seat]
+        entry = self._entry(seat)
+        if entry is None:
+            console.prompt = ""
+            return
+        if key == m.Key.DIGIT_0:
+            console.choice = ((console.choice or 0) + 1) % len(yaku_pages(entry.yaku))
+            console.message = ""
+        elif key == m.Key.CANCEL:
+            await self._cancel_entry(seat)
+        elif key == m.Key.OK:
+            if entry.yakuman and self.rules.scoring.pao:
+                console.prompt, console.typed = "PAO?", ""
+                return
+            await self._entry_done(seat)
+
+    def score_lines(self, seat: int) -> tuple[str, str]:
+        """The two lines of a seat at ``OK?``."""
+        console = self.consoles[seat]
+        entry = self._entry(seat)
+        if entry is None:
+            return "OK?", fit(console.message)
+        line1 = score_line(entry, fu_counts=self.rules.scoring.table == "standard")
+        if console.message:
+            return line1, fit(console.message)
+        pages = yaku_pages(entry.yaku)
+        return line1, pages[(console.choice or 0) % len(pages)]
+
+    # ------------------------------------------------------------------ the draw
+
+    async def _last_discard_window(self, discarder: int) -> None:
+        """The last discard is out: the other seats may ron it (``RON?``); when every one
+        passed (or the claim window ran out) the tiles decide the draw."""
+        self.pending = Pending(kind="claim", discarders=(discarder,), seats=[], answered=set())
+        for other in range(self.players):
+            if other != discarder:
+                self._open(other, "RON?")
+                self.consoles[other].message = "LAST DISCARD"
+        await self._trigger("claim_opened")
+        self.claim_deadline = self.now() + self.claim_window_s
+
+    async def tile_draw(self) -> None:
+        """The exhaustive draw as the tiles say it: each seat's display shows TENPAI,
+        NOTEN or NAGASHI over the settlement."""
+        draw = tiletrack.expected_draw(self.state)
+        assert draw is not None
+        said = {
+            seat: "NAGASHI"
+            if seat in draw.nagashi
+            else "TENPAI"
+            if seat in draw.tenpai
+            else "NOTEN"
+            for seat in range(self.players)
+        }
+        refusal = self._apply(draw)
+        if refusal is not None:
+            log.error("[%s] the draw the tiles say was refused: %s", self.table_id, refusal)
+            return
+        await self._trigger("hand_over")
+        for seat, console in enumerate(self.consoles):
+            if console.prompt in ("CONFIRM", "GAME OVER"):
+                console.typed = said[seat]
+
+    def _fresh_melds(self, seat: int) -> list[int]:
+        tiles = self.state.tiles
+        if tiles is None:
+            return []
+        st = tiles.seats[seat]
+        placed = {t for meld in st.melds for t in meld.tiles} | set(st.norths)
+        return [t for t in self.zone_melds[seat] if t not in placed]
+
+    def _unread(self) -> tuple[list[list[int]], list[list[int]]]:
+        """The tiles the zones show that the tiles of the hand do not have yet (a discard
+        refused, a meld laid before its key), per seat: ponds, melds."""
+        if self.state.tiles is None:
+            return [[] for _ in range(self.players)], [[] for _ in range(self.players)]
+        ponds = [self._unplayed(s) for s in range(self.players)]
+        return ponds, [self._fresh_melds(s) for s in range(self.players)]
+
+    def tile_flow_snapshot(self) -> dict[str, Any]:
+        """What :meth:`Table.flow_snapshot` stores of the tiles: the tiles the zones show
+        beyond the hand's tiles (usually none, so a discard changes nothing stored) and a
+        held meld; the rest of the zones is the rules state's."""
+        held = self.held_meld
+        ponds, melds = self._unread()
+        return {
+            "unread_ponds": ponds,
+            "unread_melds": melds,
+            "held_meld": None
+            if held is None
+            else {"seat": held.seat, "kind": held.kind, "discarder": held.discarder},
+        }
+
+    def tile_flow_key(self) -> tuple[Any, ...]:
+        """The durable part of :meth:`tile_flow_snapshot`, cheap to compare."""
+        held = self.held_meld
+        ponds, melds = self._unread()
+        return (
+            tuple(map(tuple, ponds)),
+            tuple(map(tuple, melds)),
+            None if held is None else (held.seat, held.kind, held.discarder),
+        )
+
+    def restore_tile_flow(self, snapshot: dict[str, Any]) -> None:
+        """Take up :meth:`tile_flow_snapshot` (absent in a snapshot from before: nothing
+        unread, no held meld): the zones are the hand's tiles and the unread ones. Raises
+        ValueError (KeyError, TypeError) on a bad one."""
+        ponds = [[int(t) for t in z] for z in snapshot.get("unread_ponds", [])]
+        melds = [[int(t) for t in z] for z in snapshot.get("unread_melds", [])]
+        if ponds and (len(ponds) != self.players or len(melds) != self.players):
+            raise ValueError(f"unread tiles of {len(ponds)} seats")
+        raw = snapshot.get("held_meld")
+        held = None
+        if raw is not None:
+            if raw["kind"] not in MELD_SIZE or not 0 <= int(raw["seat"]) < self.players:
+                raise ValueError(f"a held meld of kind {raw['kind']!r} by seat {raw['seat']}")
+            discarder = raw.get("discarder")
+            held = HeldMeld(
+                int(raw["seat"]), str(raw["kind"]), None if discarder is None else int(discarder)
+            )
+        self.reset_zones()
+        tiles = self.state.tiles
+        if tiles is not None:
+            for seat, st in enumerate(tiles.seats):
+                kept = [d.tile for d in st.discards if d.called_by is None]
+                self.zone_ponds[seat] = (*kept, *(ponds[seat] if ponds else ()))
+                laid = [t for meld in st.melds for t in meld.tiles] + list(st.norths)
+                self.zone_melds[seat] = (*laid, *(melds[seat] if melds else ()))
+        self.held_meld = held

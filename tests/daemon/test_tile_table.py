@@ -1,0 +1,379 @@
+"""The table controller at a table that reads every tile (docs/tiles.md, "The daemon"):
+the layout after the dice, discards and melds off the seat readers, the scored win and its
+OK?, the refusals a win gets from the tiles, a call that waits for its meld, the fallback
+to key entry when a reader fails, the draw the tiles decide, a restart in the middle."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from firmware_bridge import messages as m
+from tablectl.console.model import WinEntry
+from tablectl.console.tiles import TILE_CAPS, score_line, yaku_pages
+from tablectl.rules import events as ev
+from tablectl.rules import tiletrack
+from tablectl.table import Table
+from tablectl.tiles.ids import KIND_NAMES, kind
+from tests.daemon.test_table import Rig
+from tests.tiles.kit import build_layout
+
+K = m.Key
+#: Seat 0 deals; it draws 9s first and throws it; the others throw what they draw.
+DEALER_TENPAI = {0: "123m 456m 789m 123p 4p"}
+
+
+class TileRig(Rig):
+    """A :class:`Rig` whose table reads every tile, with a scripted layout."""
+
+    def __init__(self, preset: str = "tenhou", *, layout: dict[str, Any], **kw: Any) -> None:
+        super().__init__(preset, **kw)
+        self.layout = build_layout(self.rules, dice=(3, 4), **layout)
+        self.events: list[ev.Event] = []
+        self.table.recorder = self  # type: ignore[assignment]
+
+    # the recorder
+    def game_started(self, rules: Any, rules_ref: str) -> None:
+        self.events.clear()
+
+    def event_accepted(self, event: ev.Event, state: Any) -> None:
+        self.events.append(event)
+
+    def note(self, kind_: str, seat: int | None, detail: dict[str, Any]) -> None:
+        pass
+
+    async def up(self, caps: m.Capability = TILE_CAPS) -> None:
+        await self.table.link_up(rebooted=False, capabilities=caps)
+
+    async def start_hand(self, dice: tuple[int, int] = (3, 4)) -> None:
+        per = len(self.layout) // self.players
+        for wall in range(self.players):
+            tiles = self.layout[wall * per : (wall + 1) * per]
+            await self.send(m.WallLayout(wall=wall, tiles=tiles))
+        await super().start_hand(dice)
+
+    def hand(self, seat: int) -> tuple[int, ...]:
+        tiles = self.state.tiles
+        assert tiles is not None
+        return tiles.seats[seat].concealed
+
+    def tile(self, seat: int, name: str) -> int:
+        """A tile of kind ``name`` (``"4p"``) in ``seat``'s hand."""
+        return next(t for t in self.hand(seat) if KIND_NAMES[kind(t)] == name)
+
+    async def discard(self, seat: int, tile: int | None = None) -> int:
+        """``seat`` puts ``tile`` (its drawn tile by default) in its pond."""
+        tiles = self.state.tiles
+        assert tiles is not None
+        if tile is None:
+            drawn = tiles.seats[seat].drawn
+            assert drawn is not None
+            tile = drawn
+        pond = (*self.table.zone_ponds[seat], tile)
+        await self.send(m.SeatTiles(seat=seat, zone=m.Zone.DISCARDS, tiles=pond))
+        return tile
+
+    async def meld(self, seat: int, *tiles: int) -> None:
+        melds = (*self.table.zone_melds[seat], *tiles)
+        await self.send(m.SeatTiles(seat=seat, zone=m.Zone.MELDS, tiles=melds))
+
+    async def go_round(self, *seats: int) -> None:
+        """Each of ``seats`` in turn takes and throws its drawn tile."""
+        for seat in seats:
+            await self.take(seat)
+            await self.discard(seat)
+
+
+async def started(layout: dict[str, Any], preset: str = "tenhou") -> TileRig:
+    rig = TileRig(preset, layout=layout)
+    await rig.up()
+    await rig.start_hand()
+    return rig
+
+
+async def test_a_table_without_the_readers_is_keyed_as_before() -> None:
+    rig = TileRig(layout={"hands": DEALER_TENPAI})
+    await rig.up(m.Capability.WALL_READER | m.Capability.WALL_TAKE_SENSORS)
+    await rig.start_hand()
+    assert rig.state.tiles is None and not any(isinstance(e, ev.Layout) for e in rig.events)
+    await rig.key(1, K.TSUMO)
+    assert rig.lines(1)[1].startswith("! ")
+
+
+async def test_the_layout_follows_the_dice_and_every_take_has_its_tile() -> None:
+    rig = await started({"hands": DEALER_TENPAI, "draws": ["9s"]})
+    kinds = [type(e).__name__ for e in rig.events]
+    assert kinds[:2] == ["Dice", "Layout"]
+    takes = [e for e in rig.events if isinstance(e, ev.Take)]
+    assert takes and all(e.tile == rig.layout[e.pos] for e in takes if e.pos is not None)
+    assert rig.state.tiles is not None
+
+
+async def test_a_discard_is_the_new_tile_in_the_pond_and_a_stray_one_waits() -> None:
+    rig = await started({"hands": DEALER_TENPAI, "draws": ["9s"]})
+    tile = await rig.discard(0)
+    assert rig.events[-1] == ev.Discard(seat=0, tile=tile)
+    assert rig.state.wall is not None and rig.state.wall.phase == "claim"
+    # Seat 2's pond shows a tile out of turn: nothing happens.
+    before = len(rig.events)
+    await rig.send(m.SeatTiles(seat=2, zone=m.Zone.DISCARDS, tiles=(rig.hand(2)[0],)))
+    assert len(rig.events) == before
+
+
+def tsumo_layout() -> dict[str, Any]:
+    return {"hands": DEALER_TENPAI, "draws": ["9s", "1z", "1z", "2z", "4p"]}
+
+
+async def test_tsumo_shows_the_tiles_value_and_ok_makes_it() -> None:
+    rig = await started(tsumo_layout())
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3)
+    await rig.take(0)
+    await rig.key(0, K.TSUMO)
+    line1, line2 = rig.lines(0)
+    assert line1 == "3 HAN 30 FU 6000 OK?"  # ittsu 2, tsumo 1: 2000 all from a dealer
+    assert line2 == "tsumo, ittsu" and rig.table.phase == "table_result_entry"
+    await rig.key(0, K.DIGIT_0)  # one page: 0 comes back to it
+    assert rig.lines(0) == (line1, line2)
+    await rig.key(0, K.OK)
+    assert rig.events[-1] == ev.Tsumo(hand=ev.Hand(seat=0, han=3, fu=30))
+    assert rig.lines(0)[0] == "CONFIRM" and rig.lines(0)[1].startswith("+6000")
+
+
+async def test_cancel_takes_the_win_back() -> None:
+    rig = await started(tsumo_layout())
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3)
+    await rig.take(0)
+    before = len(rig.events)
+    await rig.key(0, K.TSUMO, K.CANCEL)
+    assert len(rig.events) == before and rig.table.phase == "table_playing_turn"
+    assert rig.lines(0)[0] == "E 25000"
+    await rig.discard(0)  # and play goes on
+    assert isinstance(rig.events[-1], ev.Discard)
+
+
+@pytest.mark.parametrize(
+    ("layout", "lines"),
+    [
+        # 234m 567m 345p 11s 79s waits on 8s: no tanyao, no pinfu, no riichi.
+        (
+            {"hands": {1: "234m 567m 345p 11s 79s"}, "draws": ["8s"]},
+            ("! no yaku", "dora are no yaku"),
+        ),
+        # The same hand does not wait on 6s.
+        (
+            {"hands": {1: "234m 567m 345p 11s 79s"}, "draws": ["6s"]},
+            ("! not a win", "6s is no wait"),
+        ),
+    ],
+    ids=["no yaku", "not complete"],
+)
+async def test_a_ron_the_tiles_refuse_says_why_and_changes_nothing(
+    layout: dict[str, Any], lines: tuple[str, str]
+) -> None:
+    rig = await started(layout)
+    await rig.discard(0)
+    before = (len(rig.events), rig.state)
+    await rig.key(1, K.RON)
+    assert rig.lines(1) == lines
+    assert (len(rig.events), rig.state) == before and rig.table.phase == "table_playing_turn"
+
+
+async def test_furiten_is_refused_with_the_tile_in_the_discards() -> None:
+    # Seat 1 (tanyao, waits on 5s) draws a 5s and throws it; the dealer's 5s later.
+    layout = {"hands": {1: "234m 567m 345p 22s 46s"}, "draws": ["9s", "5s", "1z", "1z", "5s"]}
+    rig = await started(layout)
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3)
+    await rig.take(0)
+    await rig.discard(0)
+    await rig.key(1, K.RON)
+    assert rig.lines(1) == ("! furiten: 5s", "in your discards")
+
+
+async def test_tsumo_on_a_hand_that_is_not_complete_is_refused() -> None:
+    rig = await started({"hands": DEALER_TENPAI, "draws": ["9s"]})
+    await rig.key(0, K.TSUMO)
+    assert rig.lines(0) == ("! not a win", "hand not complete")
+    assert not isinstance(rig.events[-1], ev.Tsumo)
+
+
+async def test_riichi_on_a_hand_that_is_not_tenpai_is_refused() -> None:
+    rig = await started({"hands": {0: "147m 258p 369s 1357z"}, "draws": ["5m"]})
+    await rig.key(0, K.RIICHI)
+    assert rig.lines(0)[1] == "! not tenpai" and rig.state.pending_riichi is None
+
+
+PON_LAYOUT = {"hands": {0: "123m 456m 789m 123p 4p", 1: "55z 123m 456p 789s 11s"}, "draws": ["5z"]}
+
+
+@pytest.mark.parametrize("meld_first", [False, True], ids=["key first", "meld first"])
+async def test_a_pon_is_made_when_the_key_and_the_meld_are_both_there(meld_first: bool) -> None:
+    rig = await started(PON_LAYOUT)
+    called = await rig.discard(0)
+    own = tuple(t for t in rig.hand(1) if KIND_NAMES[kind(t)] == "5z")
+    if meld_first:
+        await rig.meld(1, called, *own)
+        assert not isinstance(rig.events[-1], ev.Call)
+        await rig.key(1, K.PON)
+    else:
+        await rig.key(1, K.PON)
+        assert rig.lines(1)[0] == "PLACE MELD PON"
+        assert not isinstance(rig.events[-1], ev.Call)
+        await rig.meld(1, called, *own)
+    assert rig.events[-1] == ev.Call(seat=1, kind="pon", discarder=0, tiles=own)
+    assert rig.lines(1)[0] == "S 25000" and rig.table.held_meld is None
+
+
+async def test_a_meld_that_is_not_the_call_is_refused_and_the_call_waits() -> None:
+    rig = await started(PON_LAYOUT)
+    called = await rig.discard(0)
+    await rig.key(1, K.PON)
+    wrong = rig.hand(1)[:2]
+    await rig.meld(1, called, *wrong)
+    assert rig.lines(1) == ("PLACE MELD PON", "! not that meld")
+    assert not isinstance(rig.events[-1], ev.Call)
+    await rig.key(1, K.CANCEL)
+    assert rig.lines(1)[0] == "S 25000" and rig.table.held_meld is None
+
+
+async def test_a_seat_reader_fault_puts_the_hand_back_to_key_entry() -> None:
+    rig = await started(tsumo_layout())
+    await rig.discard(0)
+    await rig.send(m.Fault(code=m.FaultCode.TILE_READER, detail=0x112, text="seat 1 discards"))
+    assert rig.events[-1] == ev.TilesOff(reason="seat 1 reader fault")
+    assert rig.state.tiles is None and rig.lines(2)[0] == "FAULT"
+    await rig.send(m.TableStatus(walls=(m.WallState.DONE,) * 4))
+    await rig.key(2, K.OK)  # staff fixed it
+    # Keyed from here on: the discards are inferred, the win is entered with HAN?.
+    await rig.take(1)
+    await rig.take(2)
+    assert rig.events[-2] == ev.Discard(seat=1)
+    await rig.key(2, K.TSUMO)
+    assert rig.lines(2)[0] == "HAN?"
+
+
+async def test_a_discard_the_readers_missed_puts_the_hand_back_to_key_entry() -> None:
+    rig = await started(tsumo_layout())
+    await rig.take(1)  # seat 0's discard never showed in its pond
+    assert [type(e) for e in rig.events[-3:]] == [ev.TilesOff, ev.Discard, ev.Take]
+    assert rig.state.tiles is None
+
+
+async def test_the_tiles_decide_the_exhaustive_draw() -> None:
+    rig = await started({"hands": DEALER_TENPAI})
+    await rig.discard(0)
+    wall = rig.state.wall
+    assert wall is not None
+    while wall.live_left:
+        await rig.go_round(wall.turn)
+        wall = rig.state.wall
+        assert wall is not None
+    last = wall.last_discard
+    expected = tiletrack.expected_draw(rig.state)
+    assert expected is not None
+    others = [s for s in range(4) if s != last]
+    assert all(rig.lines(s) == ("RON?", "LAST DISCARD") for s in others)
+    await rig.key(others[0], K.TENPAI)  # no such key now
+    assert rig.lines(others[0])[1].startswith("! keys")
+    for seat in others:
+        await rig.key(seat, K.CANCEL)
+    assert rig.events[-1] == expected
+    for seat in range(4):
+        said = "TENPAI" if seat in expected.tenpai else "NOTEN"
+        assert rig.lines(seat)[0] == f"CONFIRM {said}"
+
+
+async def test_a_restart_at_ok_comes_back_to_ok() -> None:
+    rig = await started(tsumo_layout())
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3)
+    await rig.take(0)
+    await rig.key(0, K.TSUMO)
+    shown = rig.lines(0)
+    stored = json.loads(json.dumps(rig.table.flow_snapshot()))
+    again = TileRig(layout=tsumo_layout(), state=rig.state)
+    again.table.restore_flow(stored)
+    await again.up()
+    assert again.lines(0) == shown
+    await again.key(0, K.OK)
+    assert again.events[-1] == ev.Tsumo(hand=ev.Hand(seat=0, han=3, fu=30))
+
+
+async def test_a_restart_while_a_call_waits_for_its_meld_makes_it_when_it_shows() -> None:
+    rig = await started(PON_LAYOUT)
+    called = await rig.discard(0)
+    await rig.key(1, K.PON)
+    stored = json.loads(json.dumps(rig.table.flow_snapshot()))
+    again = TileRig(layout=PON_LAYOUT, state=rig.state)
+    again.table.restore_flow(stored)
+    await again.up()
+    assert again.lines(1)[0] == "PLACE MELD PON"
+    own = tuple(t for t in rig.hand(1) if KIND_NAMES[kind(t)] == "5z")
+    await again.meld(1, called, *own)
+    assert again.events[-1] == ev.Call(seat=1, kind="pon", discarder=0, tiles=own)
+
+
+def test_a_bad_stored_meld_is_refused() -> None:
+    table = TileRig(layout={"hands": DEALER_TENPAI}).table
+    stored = table.flow_snapshot()
+    stored["held_meld"] = {"seat": 1, "kind": "sword"}
+    with pytest.raises(ValueError, match="sword"):
+        table.restore_flow(stored)
+
+
+@pytest.mark.parametrize(
+    ("entry", "fu_counts", "line"),
+    [
+        (WinEntry(seat=0, han=3, fu=40, points=5200), True, "3 HAN 40 FU 5200 OK?"),
+        (WinEntry(seat=0, han=4, fu=40, points=12000), True, "4HAN 40FU 12000 OK?"),
+        (WinEntry(seat=0, han=6, fu=40, points=18000), True, "6 HAN 18000 OK?"),
+        (WinEntry(seat=0, han=2, fu=30, points=2000), False, "2 HAN 2000 OK?"),
+        (WinEntry(seat=0, yakuman=1, points=32000), True, "YAKUMAN 32000 OK?"),
+        (WinEntry(seat=0, yakuman=2, points=64000), True, "YAKUMAN x2 64000 OK?"),
+    ],
+)
+def test_the_score_line(entry: WinEntry, fu_counts: bool, line: str) -> None:
+    assert score_line(entry, fu_counts=fu_counts) == line and len(line) <= 20
+
+
+def test_the_yaku_are_paged_by_display_line() -> None:
+    yaku = ["riichi", "ippatsu", "menzen tsumo", "pinfu", "dora 2", "red 1"]
+    pages = yaku_pages(yaku)
+    assert pages == ["riichi, ippatsu", "menzen tsumo, pinfu", "dora 2, red 1"]
+    assert yaku_pages([]) == [""]
+
+
+def test_a_table_reads_tiles_only_with_every_reader() -> None:
+    rules = TileRig(layout={"hands": DEALER_TENPAI}).rules
+    table = Table(rules, post=lambda _: None, now=lambda: 0)
+    assert not table.reads_tiles()
+    table.capabilities = TILE_CAPS & ~m.Capability.SEAT_READER
+    assert not table.reads_tiles()
+    table.capabilities = TILE_CAPS
+    assert table.reads_tiles()
+
+
+async def test_a_meld_laid_before_a_restart_is_still_there_after_it() -> None:
+    rig = await started(PON_LAYOUT)
+    called = await rig.discard(0)
+    own = tuple(t for t in rig.hand(1) if KIND_NAMES[kind(t)] == "5z")
+    await rig.meld(1, called, *own)
+    stored = json.loads(json.dumps(rig.table.flow_snapshot()))
+    assert stored["unread_melds"][1] == [called, *own]
+    again = TileRig(layout=PON_LAYOUT, state=rig.state)
+    again.table.restore_flow(stored)
+    await again.up()
+    await again.key(1, K.PON)
+    assert again.events[-1] == ev.Call(seat=1, kind="pon", discarder=0, tiles=own)
+
+
+async def test_a_discard_stores_nothing_new_in_the_console_state() -> None:
+    rig = await started(tsumo_layout())
+    key = rig.table.flow_key()
+    await rig.discard(0)
+    await rig.take(1)
+    assert rig.table.flow_key() == key  # the journal commits no console state for them

@@ -1,0 +1,72 @@
+"""Whole games at a table that reads every tile, daemon and simulator back to back: every
+hand is tile-aware (a layout after the dice, tiles on every take, discard, call, kan and
+north), every win is scored by the daemon and agreed with OK (``... OK?``), every draw is
+decided by the tiles, the journal replays through the core with nothing refused, and the
+game exports as a tenhou.net/6 log (docs/tiles.md, "The daemon")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.messages import KeyPress, SeatDisplay
+from tablectl.export import export_text
+from tablectl.journal import Journal, export_game
+from tablectl.replay import replay
+from tablectl.rules import events as ev
+from tablectl.rules.loader import load_rules
+from tests.sim.test_autoplay import frames, patient_link, play  # noqa: F401
+from tests.sim.test_tiles import READERS
+
+
+def journal_game(tmp: Path) -> tuple[str, list[ev.Event], str]:
+    """The game the daemon finished in ``tmp``: its id, events and replay lines."""
+    (path,) = tmp.glob("journal-*.sqlite3")
+    journal = Journal.open(path, readonly=True)
+    try:
+        # The first game, finished (the daemon began the next one before it stopped).
+        (game,) = [g for g in journal.games() if g.finished]
+        return game.game_id, journal.events(game.game_id), export_game(journal, game.game_id)
+    finally:
+        journal.close()
+
+
+@pytest.mark.parametrize(("preset", "seed"), [("tenhou", 1), ("sanma-free", 3), ("jboy", 2)])
+async def test_a_whole_game_is_read_from_the_tiles(tmp_path: Path, preset: str, seed: int) -> None:
+    played = await play(tmp_path, preset, seed, **READERS)
+    assert len(played.finals) == 1
+    bots = played.table.bots
+    assert bots is not None and bots.refusals == []
+    _, events, lines = journal_game(tmp_path)
+
+    # Every hand is tile-aware: a layout right after each dice, tiles on every move.
+    dice = [i for i, e in enumerate(events) if isinstance(e, ev.Dice)]
+    assert dice and all(isinstance(events[i + 1], ev.Layout) for i in dice)
+    assert not any(isinstance(e, ev.TilesOff) for e in events)
+    assert all(e.tile is not None for e in events if isinstance(e, ev.Take | ev.Discard))
+    assert all(e.tiles for e in events if isinstance(e, ev.Call | ev.Kan))
+    assert all(e.tile is not None for e in events if isinstance(e, ev.North))
+
+    # The journal replays through the core with nothing refused, to the daemon's result.
+    result = replay(lines.splitlines())
+    assert result.rejected == []
+    assert result.state.finished
+    assert result.as_dict()["final"] == played.finals[0]
+
+    # The wins were scored and agreed with OK; nobody keyed han, fu, tenpai or noten.
+    wins = [e for e in events if isinstance(e, ev.Ron | ev.Tsumo)]
+    tx, rx = frames(played.transcript)
+    shown = [d.line1 for d in rx if isinstance(d, SeatDisplay)]
+    assert wins and any(line.endswith("OK?") for line in shown)
+    assert not any(line.startswith(("HAN?", "FU?", "TENPAI?")) for line in shown)
+    keys = {m.key.name for m in tx if isinstance(m, KeyPress)}
+    assert not keys & {"TENPAI", "NOTEN"}
+    draws = [e for e in events if isinstance(e, ev.Draw)]
+    if draws:
+        assert any(line.startswith("CONFIRM TENPAI") or "NOTEN" in line for line in shown)
+
+    # And the game is a tenhou.net/6 log.
+    log = json.loads(export_text("tenhou6", load_rules(preset), events))
+    assert len(log["log"]) == len(result.hands)
