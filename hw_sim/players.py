@@ -43,6 +43,8 @@ from firmware_bridge.messages import (
     Capability,
     CentreDisplay,
     DiceResult,
+    Fault,
+    FaultCode,
     Key,
     KeyPress,
     Message,
@@ -346,6 +348,9 @@ class _Hand:
     #: (seat, tile, tiles taken so far), not tried again.
     tiles: dict[int, _TileSeat] = dataclasses.field(default_factory=dict)
     refused_rons: set[tuple[int, int, int]] = dataclasses.field(default_factory=set)
+    #: A tile reader failed this hand: the daemon keys the rest of it in (docs/tiles.md),
+    #: so the bots declare the exhaustive draw themselves again.
+    keyed: bool = False
 
 
 class BotTable:
@@ -419,6 +424,8 @@ class BotTable:
 
     def _on_message(self, direction: Direction, msg: Message) -> None:
         if direction != "rx":
+            if isinstance(msg, Fault) and msg.code == FaultCode.TILE_READER and self._hand:
+                self._hand.keyed = True
             return
         if isinstance(msg, CentreDisplay):
             self._centre_seq = self.fw.display_seq
@@ -1177,7 +1184,7 @@ class BotTable:
     async def _draw(self, hand: _Hand, first: int) -> bool:
         """The wall is exhausted: decide every seat's tenpai, the first one declares. Where
         the daemon reads every tile it decides the draw once the last discard passed."""
-        if self.scored:
+        if self.scored and not hand.keyed:
             await self._wait_until(lambda: hand.over, stall=False)
             return False
         for seat in range(self.players):
