@@ -18,10 +18,10 @@ from mahjong.constants import EAST
 from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
 from mahjong.meld import Meld as LibMeld
-from mahjong.shanten import Shanten
 
 from tablectl.rules.options import HouseRules
 from tablectl.rules.scoring import MAX_HAN
+from tablectl.tiles import checks, tracker
 from tablectl.tiles.hand import HandScore, Meld, WinContext
 from tablectl.tiles.ids import TileSet, kind
 
@@ -43,20 +43,17 @@ __all__ = [
 DRAGONS = (31, 32, 33)
 #: The most yakuman the HAN? prompt counts (MENU cycles x1..x6).
 MAX_YAKUMAN = 6
-_SANMA_MISSING = range(1, 8)
 
 
-def counts(tiles: Iterable[int]) -> list[int]:
-    """The 34-kind counts of tile ids ``tiles``."""
-    out = [0] * 34
-    for tile in tiles:
-        out[kind(tile)] += 1
-    return out
+def counts(tiles: Iterable[int]) -> tuple[int, ...]:
+    """The 34-kind counts of tile ids ``tiles`` (the tile tracker's own count)."""
+    return checks.counts(tiles)
 
 
 def shanten(tiles: Sequence[int], players: int = 4) -> int:
-    """Shanten of concealed ``tiles`` (3n+1 or 3n+2 of them): -1 complete, 0 tenpai."""
-    return Shanten.calculate_shanten(counts(tiles), is_three_player=players == 3)
+    """Shanten of concealed ``tiles`` (3n+1 or 3n+2 of them): -1 complete, 0 tenpai; the
+    count the rules core's checks make."""
+    return checks.shanten(tiles, players=players)
 
 
 def is_simple(k: int) -> bool:
@@ -112,19 +109,8 @@ def choose_discard(
 
 def waits(tiles: Sequence[int], players: int = 4) -> frozenset[int]:
     """The kinds that complete concealed ``tiles`` (3n+1 of them), leaving out kinds the
-    hand already holds four of; empty unless tenpai."""
-    have = counts(tiles)
-    if Shanten.calculate_shanten(have, is_three_player=players == 3) != 0:
-        return frozenset()
-    found = set()
-    for k in range(34):
-        if have[k] >= 4 or (players == 3 and k in _SANMA_MISSING):
-            continue
-        have[k] += 1
-        if Shanten.calculate_shanten(have, is_three_player=players == 3) == -1:
-            found.add(k)
-        have[k] -= 1
-    return frozenset(found)
+    hand already holds four of; empty unless tenpai (the rules core's checks)."""
+    return frozenset(checks.waits(tiles, players=players))
 
 
 def pon_options(tiles: Sequence[int], called: int) -> list[tuple[int, int]]:
@@ -157,17 +143,12 @@ def chi_options(tiles: Sequence[int], called: int) -> list[tuple[int, int]]:
 
 def kuikae_kinds(called: int, own: Sequence[int]) -> frozenset[int]:
     """Kinds a caller may not discard right after calling ``called`` with ``own`` (kuikae
-    off): the called kind, and for a chi the kind at the other end of the run."""
+    off): the kinds the tile tracker refuses (the called kind, and for a chi the kind at
+    the other end of the run)."""
     k = kind(called)
-    kinds = {k}
-    if len(own) == 2 and {kind(t) for t in own} != {k}:
-        low = min(k, *(kind(t) for t in own))
-        base = k - k % 9
-        if k == low and low + 3 < base + 9:
-            kinds.add(low + 3)
-        elif k == low + 2 and low - 1 >= base:
-            kinds.add(low - 1)
-    return frozenset(kinds)
+    own_kinds = [kind(t) for t in own]
+    chi = len(own_kinds) == 2 and set(own_kinds) != {k}
+    return frozenset(tracker.kuikae_kinds(k, own_kinds, chi))
 
 
 def yakuhai_kinds(seat_wind: int, round_wind: int) -> frozenset[int]:

@@ -378,7 +378,10 @@ def _meld_shape(kind_: str, all_tiles: Sequence[int]) -> bool:
     return len(set(kinds)) == 1
 
 
-def _kuikae_kinds(called: int, own: Sequence[int], chi: bool) -> tuple[int, ...]:
+def kuikae_kinds(called: int, own: Sequence[int], chi: bool) -> tuple[int, ...]:
+    """The kinds a caller may not discard right after calling kind ``called`` with its own
+    kinds ``own`` (kuikae off): the called kind, and after a chi called at one end of its
+    run the kind beyond the other end."""
     out = [called]
     if chi:
         lo, hi = sorted(own)
@@ -421,7 +424,7 @@ def _call(
     meld = Meld(meld_kind, tuple(sorted((*event.tiles, called))), called=called, source=frm)
     forbidden: tuple[int, ...] = ()
     if event.kind != "kan" and not house.tiles.kuikae:
-        forbidden = _kuikae_kinds(kind(called), [kind(t) for t in event.tiles], event.kind == "chi")
+        forbidden = kuikae_kinds(kind(called), [kind(t) for t in event.tiles], event.kind == "chi")
     rest = _without(st.concealed, event.tiles)
     if forbidden and all(kind(t) in forbidden for t in rest):
         return Refusal(
