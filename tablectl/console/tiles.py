@@ -26,8 +26,6 @@ from tablectl.rules.core import step
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
 from tablectl.rules.state import GameState
-from tablectl.rules.wall import positions_per_wall
-from tablectl.rules.walltrack import wall_rules
 from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore
 from tablectl.tiles.ids import KIND_NAMES, kind
@@ -116,13 +114,11 @@ class TileFlow(ConsoleHost):
     def _start_tiles(self) -> None:
         """Right after the dice: the layout of the whole wall, when every wall was read
         and trusted; the hand is then tile-aware."""
-        per = positions_per_wall(wall_rules(self.rules))
+        # Each kept layout has its wall's length (Table._wall_layout drops any other).
         walls = [self.wall_layouts.get(w) for w in range(self.players)]
         if not self.reads_tiles() or self.layouts_void or any(w is None for w in walls):
             return
         layout = tuple(t for w in walls if w is not None for t in w)
-        if len(layout) != per * self.players:
-            return
         refusal = self._apply(ev.Layout(tiles=layout))
         if refusal is not None:
             log.warning("[%s] the wall layout was refused (%s): this hand is keyed in",
