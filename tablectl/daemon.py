@@ -131,8 +131,9 @@ class JournalRecorder:
         event's: a restarted daemon resumes exactly the consoles the table's
         acknowledged keys made, and the players' next keys mean what they meant. To keep
         the stored position within half the link's 8-bit sequence space of the table's
-        (a stale one must never look like a new acknowledgement), it is written on its
-        own, without an fsync, once it lags :data:`POSITION_LAG_MAX` events behind."""
+        (a stale one must never look like a new acknowledgement, not even after a power
+        cut), it is written on its own, with an fsync, once it lags
+        :data:`POSITION_LAG_MAX` events behind: one fsync per 64 such events."""
         self._batch = []
         self.flow_void = False
         flow_before = self.flow_key()
@@ -145,7 +146,7 @@ class JournalRecorder:
                     self.journal.set_link_position(position, flow=self._flow_text())
                     self.stored = position
             if position is not None and not journalled and self._lags(position):
-                self.journal.set_link_position(position, sync=False, flow=self._flow_text())
+                self.journal.set_link_position(position, flow=self._flow_text())
                 self.stored = position
         finally:
             self._batch = None

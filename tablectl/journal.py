@@ -613,29 +613,19 @@ class Journal:
             self._finish(conn, game_id, final_dict, now)
         log.info("game %s finished: %s", game_id, final_dict.get("scores"))
 
-    def set_link_position(
-        self, position: LinkPosition, *, sync: bool = True, flow: str | None = None
-    ) -> None:
+    def set_link_position(self, position: LinkPosition, *, flow: str | None = None) -> None:
         """Store how far the daemon handled the table's events, on its own (for table
         events that journal nothing, such as keys that move a prompt).
 
-        ``sync=False`` commits without an fsync (``synchronous=NORMAL`` for this write):
-        it survives the daemon being killed, not a power cut, which then at worst makes
-        the table resend a few such keys. Inside a batch it simply joins the batch.
-        ``flow`` is the daemon's console state at that position (JSON text, see
-        :meth:`link_flow`); it replaces the stored one.
+        Durable when it returns (an fsync), like every other write: a stored position
+        that a power cut of the Pi alone had rolled back could lag the table's own by a
+        whole turn of the link's 8-bit sequence space and then read as a new
+        acknowledgement, letting the table drop events nobody handled. Inside a batch it
+        simply joins the batch. ``flow`` is the daemon's console state at that position
+        (JSON text, see :meth:`link_flow`); it replaces the stored one.
         """
-        if sync or self._in_batch:
-            with self._transaction() as conn:
-                _write_position(conn, position, flow)
-            return
-        with self._lock:
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            try:
-                with self._transaction() as conn:
-                    _write_position(conn, position, flow)
-            finally:
-                self._conn.execute("PRAGMA synchronous = FULL")
+        with self._transaction() as conn:
+            _write_position(conn, position, flow)
 
     def link_flow(self) -> str | None:
         """The console state stored with the last link position (None if none)."""
