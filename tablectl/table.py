@@ -342,6 +342,9 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
         await self.state_model.trigger("link_up")
         await self.state_model.trigger("hello_ok")
         self.sent.clear()  # re-send every display: the table may have rebooted
+        # The table may hold faults latched that this daemon never saw (it was restarted
+        # while FAULT showed); the TableStatus answer says which (docs/protocol.md).
+        self.post_command(m.StatusRequest())
         target = self.resume_phase
         if target in ("table_shuffling", "table_walls_up", "table_idle") or (
             rebooted and target == "table_dice"
@@ -385,6 +388,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
                 if code == m.FaultCode.TILE_READER:
                     self.reader_fault(detail)
                 await self._fault(code, text)
+            case m.TableStatus(faults=faults):
+                await self._latched_faults(faults)
             case m.SeatTiles(seat=seat, zone=zone, tiles=tiles):
                 # The seat readers (protocol 1.3): a discard or meld in a tile-aware hand.
                 await self.seat_tiles(seat, zone, tiles)
@@ -655,6 +660,21 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
         if target in ("table_shuffling", "table_walls_up", "table_idle"):
             await self._to("table_idle")
             await self._start_hand()
+
+    async def _latched_faults(self, faults: Sequence[m.FaultCode]) -> None:
+        """The faults a ``TableStatus`` says the table holds latched: one this daemon has
+        not seen stands over the prompts as if just reported, until staff clear it.
+
+        HOST_SILENT always reaches the host as a Fault event of its own, which clears it
+        (and may roll the dice again): answering it here as well would do that twice. A
+        tile reader's fault turns a tile-aware hand to key entry, as its event does."""
+        for code in faults:
+            if code in self.faults or code == m.FaultCode.HOST_SILENT:
+                continue
+            log.warning("[%s] the table holds %s latched", self.table_id, code.name)
+            if code == m.FaultCode.TILE_READER:
+                self.tiles_off("tile reader fault (latched)")
+            await self._fault(code, "")
 
     async def _fault(self, code: m.FaultCode, text: str) -> None:
         if code == m.FaultCode.HOST_SILENT:

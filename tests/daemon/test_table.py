@@ -288,6 +288,39 @@ async def test_fault_and_resume() -> None:
     assert rig.table.phase == "table_playing_turn"
 
 
+async def test_a_fault_latched_at_the_table_shows_after_a_restart() -> None:
+    # A daemon restarted while FAULT showed asks the table for its status at link up and
+    # puts the latched fault back over the prompts; staff clear it as before.
+    rig = Rig()
+    await rig.up()
+    assert m.StatusRequest() in rig.sent
+    await rig.start_hand()
+    await rig.send(m.TableStatus(walls=(m.WallState.DONE,) * 4, faults=(m.FaultCode.LID_OPEN,)))
+    assert rig.table.phase == "fault"
+    assert rig.lines(1) == ("FAULT", "lid open")
+    assert rig.table.snapshot()["alerts"][0]["kind"] == "fault"
+    # A status that repeats a fault the daemon knows changes nothing.
+    before = len(rig.sent)
+    await rig.send(m.TableStatus(walls=(m.WallState.DONE,) * 4, faults=(m.FaultCode.LID_OPEN,)))
+    assert not any(isinstance(x, m.BuzzerCommand) for x in rig.sent[before:])
+    await rig.key(0, K.OK)
+    assert m.FaultClear(code=m.FaultCode.LID_OPEN) in rig.sent
+    assert rig.table.phase == "table_playing_turn"
+
+
+async def test_host_silent_in_a_status_is_left_to_its_own_fault_event() -> None:
+    # The table reports HOST_SILENT as a Fault event when the host is back, and the daemon
+    # clears it there (re-rolling lost dice): the status listing it must not do it again.
+    rig = Rig()
+    await rig.up()
+    before = len(rig.sent)
+    await rig.send(m.TableStatus(walls=(m.WallState.DONE,) * 4, faults=(m.FaultCode.HOST_SILENT,)))
+    assert not any(
+        isinstance(x, (m.FaultClear, m.DiceRoll, m.BuzzerCommand)) for x in rig.sent[before:]
+    )
+    assert rig.table.phase != "fault"
+
+
 async def test_link_lost_and_back_resumes_and_resends_displays() -> None:
     rig = Rig()
     await rig.up()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from firmware_bridge.messages import FaultCode, Key
 from hw_sim import SimTable
 from tablectl.journal import Journal
 from tablectl.records import list_records
@@ -110,3 +111,47 @@ async def test_daemon_killed_and_restarted_reaches_the_same_result(
             (game,) = [g.game_id for g in j.games() if g.finished]
             kinds = [type(e).__name__ for e in j.events(game)]
         assert "Layout" in kinds and "TilesOff" not in kinds
+
+
+async def _shows(sim: SimTable, seat: int, line1: str, *, drawn_after: int = -1) -> int:
+    """Wait until ``seat`` shows ``line1``, drawn after display number ``drawn_after``
+    (the table keeps what a dead daemon drew); the number it was drawn at."""
+    console = sim.firmware.consoles[seat]
+    async with asyncio.timeout(30):
+        # The display lives in the simulated table: polling it is how a player sees it.
+        while console.line1 != line1 or console.seq <= drawn_after:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+    return console.seq
+
+
+async def test_a_fault_the_table_holds_shows_again_after_kill_9(tmp_path: Path) -> None:
+    """The daemon killed while FAULT shows: the table keeps the fault latched, and the
+    next daemon learns it from the table's status and shows it until staff clear it."""
+    sim = SimTable(load_rules(PRESET), SEED, autoplay=False)
+    port = await sim.start_tcp(0)
+    journal = tmp_path / "journal.sqlite3"
+    config = tmp_path / "tablectl.toml"
+    config.write_text(
+        f'[table]\nid = "fault9"\ndevice = "socket://127.0.0.1:{port}"\n'
+        f'rules = "{PRESET}"\njournal = "{journal}"\n'
+    )
+    log = tmp_path / "daemon.log"
+    proc: asyncio.subprocess.Process | None = None
+    try:
+        proc = await start_daemon(config, log)
+        await _shows(sim, 0, "ROLL?")
+        sim.firmware.raise_fault(FaultCode.LID_OPEN, text="lid open")
+        drawn = await _shows(sim, 0, "FAULT")
+        proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+        proc = await start_daemon(config, log)
+        await _shows(sim, 0, "FAULT", drawn_after=drawn)  # the restarted daemon puts it back
+        assert FaultCode.LID_OPEN in sim.firmware.latched
+        sim.firmware.press(2, Key.OK)  # staff closed the lid
+        await _shows(sim, 0, "ROLL?")
+        assert FaultCode.LID_OPEN not in sim.firmware.latched
+    finally:
+        if proc is not None and proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            await proc.wait()
+        await sim.close()
