@@ -1059,8 +1059,11 @@ class Link:
         if self._apply_ack(ack):
             self._pump()
 
-    def _apply_ack(self, ack: int) -> bool:
-        """Complete the in-flight messages that ``ack`` covers; True if any were."""
+    def _apply_ack(self, ack: int, *, timed: bool = True) -> bool:
+        """Complete the in-flight messages that ``ack`` covers; True if any were.
+
+        ``timed=False`` for the ack a resuming Hello carries: those frames were sent before
+        the link went down, so the time since is the downtime, not a round trip."""
         if not self._window:
             return False
         done = (ack - self._window[0].seq) % _SEQ_MOD
@@ -1070,7 +1073,7 @@ class Link:
             out = self._window.popleft()
             if out.future is not None and not out.future.done():
                 out.future.set_result(None)
-        if not out.resent:
+        if timed and not out.resent:
             self._sample_rtt(asyncio.get_running_loop().time() - out.sent_at)
         self._retries = 0
         self._rto = self._base_rto()
@@ -1321,7 +1324,8 @@ class Link:
         if self._up:
             self._lose_session("host started a new session")
         if hello.resume_boot_id == info.boot_id:
-            self._apply_ack(hello.rx_next)  # the host kept what it received before the drop
+            # The host kept what it received before the drop.
+            self._apply_ack(hello.rx_next, timed=False)
         self._requeue_retained(hello)
         self._session = hello.session
         self._rx_next = 0

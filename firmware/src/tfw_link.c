@@ -99,7 +99,9 @@ static void pump(tfw_link *link)
     }
 }
 
-static void apply_ack(tfw_link *link, uint8_t ack)
+/* `timed` is 0 for the ack a resuming hello carries: those frames were sent before the
+ * link went down, so the time since is the downtime, not a round trip. */
+static void apply_ack(tfw_link *link, uint8_t ack, int timed)
 {
     if (!link->inflight) {
         return;
@@ -109,7 +111,7 @@ static void apply_ack(tfw_link *link, uint8_t ack)
         return; /* nothing new, or an ack outside the window */
     }
     tfw_event *last = at(link, done - 1u);
-    if (!last->resent) {
+    if (timed && !last->resent) {
         sample_rtt(link, link->now - last->sent_ms);
     }
     link->head = (link->head + done) % TFW_QUEUE;
@@ -163,7 +165,7 @@ static void drop_handled(tfw_link *link, uint8_t rx_next)
     /* The hello acknowledges the events the host handled (the unacked ones of a session
      * or, after a warm reset, of the previous boot, which keep their old numbers). */
     if (link->inflight) {
-        apply_ack(link, rx_next);
+        apply_ack(link, rx_next, 0);
     }
 }
 
@@ -237,7 +239,7 @@ static void on_frame(tfw_link *link, const tfw_frame *f)
         return; /* no session: only a hello is answered */
     }
     if (f->flags & TFW_ACK) {
-        apply_ack(link, f->ack);
+        apply_ack(link, f->ack, 1);
     }
     if (!(f->flags & TFW_RELIABLE)) {
         return; /* a heartbeat or a bare ack */

@@ -152,12 +152,44 @@ static void handshake(void)
     expect(link.up == 0, "the session ends after 3 s of silence", "link");
 }
 
+static void resume_is_not_a_round_trip(void)
+{
+    /* The host dies with three events in flight; a new host resumes 8 s later and its
+     * hello acks the two the old one handled. Those frames were sent before the pause:
+     * timed from then, the downtime would count as one round trip and pin the
+     * retransmission timeout near its maximum. */
+    tfw_link link;
+    tfw_callbacks cb = {capture, on_command, on_lost, NULL};
+    uint8_t wire[TFW_MAX_WIRE];
+    const uint8_t key[2] = {1, 0};
+    tfw_frame hello;
+    size_t n = unhex(VECTORS[1].frame, wire);
+    expect(tfw_frame_decode(wire, n - 1u, &hello) == 0, "the golden Hello decodes", "resume");
+    tfw_link_init(&link, &cb, 0xDEADBEEFu, 4, 0x0Du, "fw 2.3.1", 1000);
+    tfw_link_receive(&link, wire, n, 1000);
+    for (int i = 0; i < 3; i++) {
+        tfw_link_post(&link, 0x81, key, sizeof key);
+    }
+    expect(link.inflight == 3 && !link.rtt_valid, "three events in flight", "resume");
+    hello.payload[6] = 0xF0; /* another session... */
+    hello.payload[8] = 0xEF; /* ...resuming boot 0xDEADBEEF, rx_next 2 */
+    hello.payload[9] = 0xBE;
+    hello.payload[10] = 0xAD;
+    hello.payload[11] = 0xDE;
+    hello.payload[12] = 2;
+    n = tfw_frame_encode(&hello, wire);
+    tfw_link_receive(&link, wire, n, 9000);
+    expect(link.up == 1 && link.inflight == 1, "the hello acked the two handled", "resume");
+    expect(!link.rtt_valid && link.rto == TFW_RTO_BASE_MS, "no round trip timed", "resume");
+}
+
 int main(void)
 {
     golden_frames();
     worked_example();
     handshake();
-    printf("%s: %zu golden frames, the worked example, a handshake\n",
+    resume_is_not_a_round_trip();
+    printf("%s: %zu golden frames, the worked example, a handshake, a resume\n",
            failures ? "FAILED" : "ok", sizeof VECTORS / sizeof VECTORS[0]);
     return failures ? 1 : 0;
 }

@@ -304,6 +304,31 @@ async def test_a_restarted_host_resumes_from_its_handled_position(handled: int) 
             assert not any(isinstance(e, TableRebooted) for e in seen)
 
 
+async def test_a_resuming_hello_does_not_time_the_downtime_as_a_round_trip(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The daemon dies (its connection closes), a new one resumes after a pause and its
+    # hello acks the events the old one handled. Those frames were sent before the pause:
+    # timed from their sending, the pause would count as one round trip and hold the
+    # table's retransmission timeout near its maximum for the next few dozen frames.
+    monkeypatch.setattr(link_mod, "RETRANSMIT_TIMEOUT", 0.2)
+    monkeypatch.setattr(link_mod, "RETRANSMIT_TIMEOUT_MAX", 5.0)
+    name = f"t{next(_names)}"
+    sent = events(5)
+    with SimListener(name) as listener:
+        device = Link(listener.accept, role=Role.DEVICE, device_info=test_device_info(0xB007))
+        async with device:
+            posted = [device.post(e) for e in sent]
+            position = await _handled_by_a_host_that_dies(name, device, 3)
+            await asyncio.sleep(0.6)  # the daemon restarts
+            host = Link(f"sim://{name}", role=Role.HOST, resume=position)
+            async with host:
+                async with asyncio.timeout(5):
+                    assert await collect(host, 2) == sent[3:]
+                    await asyncio.gather(*posted)
+                assert device.retransmit_timeout < 0.5
+
+
 async def test_events_not_handled_before_a_reconnect_are_not_acked_by_its_hello() -> None:
     # Events arrive, the line drops before the daemon handled them, the link comes back:
     # the new hello must not ack them (the daemon may still die before handling them).
