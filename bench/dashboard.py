@@ -32,10 +32,8 @@ is tied to this process's by a calibration (the execute_script round trip with t
 smallest delay; the offset's uncertainty is half that delay), before and after the run,
 and its times are converted before matching.
 
-``--tables-nodelay`` gives the tables' MQTT sockets ``TCP_NODELAY`` (the daemon does not
-set it; paho does not either): a qos-0 event followed by a state then no longer waits for
-the broker's delayed ACK (Nagle's algorithm). The figure with and without it says what
-that costs.
+The tables' MQTT sockets have ``TCP_NODELAY`` (``TablePublisher``): before, a qos-0 event
+followed by a state waited for the broker's delayed ACK (Nagle's algorithm), about 40 ms.
 
 Also the dashboard process's CPU over each phase (utime + stime from /proc/PID/stat, as a
 percentage of one core), its RSS (VmRSS) at the end of each phase and its peak (VmHWM),
@@ -52,7 +50,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import functools
 import json
 import logging
 import os
@@ -525,16 +522,6 @@ class Table:
     task: asyncio.Task[None]
 
 
-@contextlib.contextmanager
-def nodelay_tables() -> Iterator[None]:
-    """The tables' MQTT clients made from here on set ``TCP_NODELAY`` on their socket."""
-    from aiomqtt import Client
-
-    option = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    with mock.patch("tablectl.mqtt.Client", functools.partial(Client, socket_options=[option])):
-        yield
-
-
 async def start_tables(count: int, broker_port: int, folder: Path, tag: str) -> list[Table]:
     """``count`` tables at a human pace, each publishing to the broker."""
     tables: list[Table] = []
@@ -628,12 +615,9 @@ def phase_figures(
     }
 
 
-async def run(
-    tables: int, human_s: float, bot_s: float, tables_nodelay: bool = False
-) -> dict[str, Any]:
+async def run(tables: int, human_s: float, bot_s: float) -> dict[str, Any]:
     """Start the parlor, run both phases, match, and return the figures."""
     sent: list[Sent] = []
-    nodelay = nodelay_tables() if tables_nodelay else contextlib.nullcontext()
     with tempfile.TemporaryDirectory(prefix="bench-dashboard-", dir=scratch()) as folder:
         tmp = Path(folder)
         async with (
@@ -645,7 +629,7 @@ async def run(
                 await asyncio.to_thread(driver.execute_script, OBSERVER_JS)
                 pids = {"dashboard": dash_pid, "broker": broker_pid, "tables": os.getpid()}
                 browser = driver.service.process.pid
-                with timed_states(sent), nodelay:
+                with timed_states(sent):
                     parlor = await start_tables(tables, broker_port, tmp, f"bench{os.getpid()}")
                     try:
                         await _page_shows(driver, parlor)
@@ -675,7 +659,6 @@ async def run(
     p99s = [p["latency"].get("p99_ms") for p in (human, bot)]
     return {
         "tables": tables,
-        "tables_nodelay": tables_nodelay,
         "human_p50_ms": human["latency"].get("p50_ms"),
         "human_p99_ms": human["latency"].get("p99_ms"),
         "bot_p50_ms": bot["latency"].get("p50_ms"),
@@ -707,9 +690,6 @@ def main() -> None:
     parser.add_argument("--human-s", type=float, default=60.0, help="seconds at human pace")
     parser.add_argument("--bot-s", type=float, default=60.0, help="seconds at bot speed")
     parser.add_argument("--quick", action="store_true", help="10 s per phase")
-    parser.add_argument(
-        "--tables-nodelay", action="store_true", help="TCP_NODELAY on the tables' MQTT sockets"
-    )
     args = parser.parse_args()
     # The tables' teardown logs each lost link; only errors are worth a line here.
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
@@ -718,7 +698,7 @@ def main() -> None:
     if args.quick:
         args.human_s = args.bot_s = 10.0
     try:
-        result = asyncio.run(run(args.tables, args.human_s, args.bot_s, args.tables_nodelay))
+        result = asyncio.run(run(args.tables, args.human_s, args.bot_s))
     except CannotStart as exc:
         print(f"bench/dashboard.py: {exc}", file=sys.stderr)
         sys.exit(1)
