@@ -45,6 +45,8 @@ MAX_HANDS = 300
 MAX_GAMES = 200
 MAX_ALERTS = 32
 MAX_EVENTS = 8
+#: Games per table whose seat names are kept for their results (the current and the last).
+GAME_NAMES_KEPT = 4
 MAX_TEXT = 200
 #: Table ids are topic levels: the table side allows this alphabet only.
 _TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -172,6 +174,9 @@ class TableView:
     offline_since: float | None = None
     #: The last few events, newest last, for a ticker.
     events: list[dict[str, Any]] = field(default_factory=list)
+    #: The seats' names of the last few games, by game id: a game's result may arrive
+    #: after the first state of the next game.
+    game_names: dict[str, list[str | None]] = field(default_factory=dict)
 
     def offline_alert_id(self) -> str:
         """The id of the dashboard's own "daemon offline" alert for this table."""
@@ -309,6 +314,11 @@ class ParlorModel:
             if alert_id not in live:
                 del table.acks[alert_id]  # the table dropped it: forget the ack too
         game = state["game_id"]
+        if game is not None and state["names"] is not None:
+            table.game_names.pop(game, None)  # re-inserted: the newest game last
+            table.game_names[game] = state["names"]
+            while len(table.game_names) > GAME_NAMES_KEPT:
+                del table.game_names[next(iter(table.game_names))]
         if game is not None and game != table.hands_game:
             table.hands = {}
             table.hands_game = game
@@ -414,8 +424,7 @@ class ParlorModel:
         if not (isinstance(ranking, list) and sorted(ranking) == list(range(players))):
             ranking = sorted(range(players), key=lambda s: (-scores[s], s))
         result = _nums(final.get("result"))
-        state = table.state
-        names = state["names"] if state is not None and state["game_id"] == game else None
+        names = table.game_names.get(game)
         self.games[game] = {
             "table": table.table,
             "game_id": game,

@@ -242,6 +242,20 @@ def test_games_are_deduplicated_by_game_id_and_bounded() -> None:
     assert put(model, "t1", "games", {"game_id": "g9"}) == set()
 
 
+def test_a_games_names_survive_the_next_games_first_state() -> None:
+    # The daemon starts the next game as the last one ends: its first state can reach
+    # the dashboard before the finished game does, which must still show the names.
+    model = ParlorModel()
+    put(model, "t1", "state", state(game_id="g1"))
+    put(model, "t1", "state", state(game_id="g2", names=["Eri", "Fumi", "Gen", "Hana"]))
+    put(model, "t1", "games", finished_game(game_id="g1"))
+    [shown] = model.view("games")["games"]
+    assert shown["names"] == ["Aki", "Ben", "Chie", "Dai"]
+    for n in range(10):
+        put(model, "t1", "state", state(game_id=f"n{n}"))
+    assert len(model.tables["t1"].game_names) <= 4
+
+
 def test_hands_collect_per_game_without_duplicates() -> None:
     model = ParlorModel()
     put(model, "t1", "state", state(game_id="g1"))
