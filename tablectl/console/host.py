@@ -48,6 +48,8 @@ SHORT_REFUSALS = {
     "bad_meld": "not that meld",
     "not_north": "not a north",
     "tile_unknown": "tile not read",
+    "too_few_terminals": "under 9 terminals",
+    "not_same_wind": "not 4 same winds",
 }
 
 

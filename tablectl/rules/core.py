@@ -502,7 +502,7 @@ def _abort(state: GameState, reason: ev.AbortReason) -> Handled:
         return Refusal(
             "abort_condition", f"four riichi needs every player in riichi; {len(state.riichi)} are"
         )
-    bad = walltrack.check_abort(state, reason)
+    bad = walltrack.check_abort(state, reason) or tiletrack.check_abort(state, reason)
     if bad is not None:
         return bad
     return _end_hand(

@@ -39,6 +39,7 @@ __all__ = [
     "shanten",
     "tenpai",
     "tenpai_waits",
+    "terminal_kinds",
     "waits",
     "win_context",
 ]
@@ -48,6 +49,8 @@ KINDS = 34
 SANMA_MISSING = frozenset(range(1, 8))
 #: Kinds of the ones, nines and honours.
 TERMINALS_AND_HONOURS = frozenset({0, 8, 9, 17, 18, 26, *range(27, KINDS)})
+#: Kinds of the four winds, east to north.
+WINDS = frozenset(range(27, 31))
 NORTH = 30
 
 Scorer = Callable[[HouseRules, WinContext], "HandScore | Refusal"]
@@ -103,6 +106,12 @@ def shanten(hand: Sequence[int], *, players: int = 4) -> int:
 def is_complete(hand: Sequence[int]) -> bool:
     """The concealed ``hand`` (3n+2 tiles, the winning tile included) is complete."""
     return len(hand) % 3 == 2 and _complete(counts(hand))
+
+
+def terminal_kinds(hand: Iterable[int]) -> frozenset[int]:
+    """The different terminal and honour kinds among ``hand``: nine terminals (kyuushu
+    kyuuhai) needs nine of them among the 14 tiles of the declarer's first draw."""
+    return frozenset(kind(t) for t in hand) & TERMINALS_AND_HONOURS
 
 
 def is_kokushi(hand: Sequence[int]) -> bool:

@@ -207,6 +207,26 @@ async def test_riichi_on_a_hand_that_is_not_tenpai_is_refused() -> None:
     assert rig.lines(0)[1] == "! not tenpai" and rig.state.pending_riichi is None
 
 
+@pytest.mark.parametrize(
+    ("draws", "menu", "line"),
+    [
+        (["7m"], K.DIGIT_1, "! under 9 terminals"),  # 8 kinds with the drawn 7m
+        (["1z", "1z", "1z", "2z"], K.DIGIT_2, "! not 4 same winds"),
+    ],
+    ids=["nine terminals", "four winds"],
+)
+async def test_an_abort_the_tiles_do_not_make_is_refused_on_the_display(
+    draws: list[str], menu: K, line: str
+) -> None:
+    rig = await started({"hands": {0: "19m 19p 19s 12z 23456m"}, "draws": draws})
+    if menu == K.DIGIT_2:
+        await rig.discard(0)
+        await rig.go_round(1, 2, 3)
+    await rig.key(0, K.MENU, menu, K.OK)
+    assert rig.lines(0)[1] == line
+    assert not any(isinstance(e, ev.Abort) for e in rig.events)
+
+
 PON_LAYOUT = {"hands": {0: "123m 456m 789m 123p 4p", 1: "55z 123m 456p 789s 11s"}, "draws": ["5z"]}
 
 
