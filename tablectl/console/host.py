@@ -44,6 +44,7 @@ SHORT_REFUSALS = {
     "riichi_discard": "riichi: drawn tile",
     "riichi_call": "no call in riichi",
     "riichi_kan": "kan moves waits",
+    "riichi_north": "north: drawn only",
     "tile_not_in_hand": "tile not in hand",
     "bad_meld": "not that meld",
     "not_north": "not a north",

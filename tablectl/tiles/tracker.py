@@ -47,6 +47,7 @@ NOT_NORTH = "not_north"
 RIICHI_DISCARD = "riichi_discard"
 RIICHI_KAN = "riichi_kan"
 RIICHI_CALL = "riichi_call"
+RIICHI_NORTH = "riichi_north"
 NOT_TENPAI = "not_tenpai"
 
 #: Every refusal code this module can answer with.
@@ -61,6 +62,7 @@ REFUSAL_CODES = (
     RIICHI_DISCARD,
     RIICHI_KAN,
     RIICHI_CALL,
+    RIICHI_NORTH,
     NOT_TENPAI,
 )
 
@@ -225,7 +227,7 @@ def tile_step(
         case Kan():
             out = _kan(house, tiles, event)
         case North():
-            out = _north(tiles, event)
+            out = _north(house, tiles, event)
         case Dice():  # pragma: no cover - the wall tracker refuses dice in a hand
             return tiles
     if isinstance(out, Refusal):
@@ -509,7 +511,32 @@ def _riichi_kan(
     return None
 
 
-def _north(tiles: TileState, event: North) -> TileState | Refusal:
+def _riichi_north(house: HouseRules, st: SeatTiles, seat: int, tile: int) -> Refusal | None:
+    """A north pull in riichi, held to what a closed kan in riichi is: the tile just drawn
+    must be a north.  Then any north the seat pulls leaves the hand as it was before the
+    draw (norths are alike), so its waits and form stay.  A north from the hand with
+    another tile drawn keeps that tile in the hand, as a kan not of the drawn tile
+    (okurikan) would: refused even where the waits happen to stay, since a riichi hand may
+    not change (seed 003: 送りカン・待ちの変わるカン・形の変わるカンはできません)."""
+    drawn = st.drawn
+    if drawn is None or kind(drawn) == checks.NORTH:
+        return None
+    players = house.players
+    before = checks.waits(_without(st.concealed, [drawn]), players=players)
+    after = checks.waits(_without(st.concealed, [tile]), players=players)
+    if before != after:
+        change = f"would change its waits ({checks.kinds_text(before)} to "
+        change += f"{checks.kinds_text(after)})"
+    else:
+        change = f"would change its hand (the waits stay {checks.kinds_text(before)})"
+    return Refusal(
+        RIICHI_NORTH,
+        f"seat {seat} is in riichi and may pull only a north it has just drawn: pulling "
+        f"{_name(tile)} from its hand keeps the drawn {_name(drawn)} in it and {change}",
+    )
+
+
+def _north(house: HouseRules, tiles: TileState, event: North) -> TileState | Refusal:
     seat, tile = event.seat, event.tile
     st = tiles.seats[seat]
     if tile is None:
@@ -518,11 +545,10 @@ def _north(tiles: TileState, event: North) -> TileState | Refusal:
         return Refusal(NOT_NORTH, f"seat {seat} pulled {_name(tile)}, which is not a north")
     if tile not in st.concealed:
         return Refusal(TILE_NOT_IN_HAND, f"seat {seat} pulled {_name(tile)}, not in its hand")
-    if st.riichi_on and st.drawn is not None and tile != st.drawn:
-        return Refusal(
-            RIICHI_DISCARD,
-            f"seat {seat} is in riichi and may pull only the drawn tile, not {_name(tile)}",
-        )
+    if st.riichi_on:
+        bad = _riichi_north(house, st, seat, tile)
+        if bad is not None:
+            return bad
     st = replace(
         st,
         concealed=_without(st.concealed, [tile]),

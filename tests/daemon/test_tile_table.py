@@ -227,6 +227,22 @@ async def test_an_abort_the_tiles_do_not_make_is_refused_on_the_display(
     assert not any(isinstance(e, ev.Abort) for e in rig.events)
 
 
+async def test_a_north_from_the_hand_in_riichi_is_refused_and_the_pull_waits() -> None:
+    others = {1: "111p 999p 88s 789s 67z", 2: "123s 567s 666p 77z 1z 9m"}
+    hands = {0: "123p 456p 789s 111s 4z", **others}  # riichi on a 4z tanki
+    rig = await started({"hands": hands, "draws": ["5z", "6z", "7z", "9p"]}, "sanma-free")
+    await rig.key(0, K.RIICHI)
+    await rig.discard(0)
+    await rig.go_round(1, 2)
+    await rig.take(0)  # 9p: the held 4z may not go
+    await rig.key(0, K.KAN, K.DIGIT_3)
+    await rig.meld(0, rig.tile(0, "4z"))
+    assert rig.lines(0) == ("PLACE MELD NORTH", "! north: drawn only")
+    assert not any(isinstance(e, ev.North) for e in rig.events)
+    await rig.key(0, K.CANCEL)
+    assert rig.table.held_meld is None
+
+
 PON_LAYOUT = {"hands": {0: "123m 456m 789m 123p 4p", 1: "55z 123m 456p 789s 11s"}, "draws": ["5z"]}
 
 

@@ -497,3 +497,48 @@ def test_kantan_ron_off_several_last_discards() -> None:
     t.ok(ev.Ron((0, 1), (value,)))
     out = t.replayed()
     assert out["rejected"] == [] and out["hands"][0]["from"] == [0, 1]
+
+
+#: Sanma-free's other two seats; seat 0's hand is the test's.
+SANMA_OTHERS = {1: "111p 999p 88s 789s 67z", 2: "123s 567s 666p 77z 1z 9m"}
+
+
+@pytest.mark.parametrize(
+    ("hand", "drawn", "which", "code", "needle"),
+    [
+        ("99m 345p 234s 67s 444z", "4z", "drawn", None, ""),
+        ("99m 345p 234s 67s 444z", "4z", "held", None, ""),  # norths are alike: same hand
+        ("123p 456p 789s 111s 4z", "4z", "drawn", None, ""),  # its win let pass: its choice
+        ("123p 456p 789s 111s 4z", "9p", "held", "riichi_north", "waits (4z to 9p)"),
+        ("99m 345p 234s 67s 444z", "9m", "held", "riichi_north", "waits stay 5s 8s"),
+    ],
+    ids=["the drawn north", "a held north, a north drawn", "the winning north pulled",
+         "a held north changes the waits", "a held north keeps the waits, not the hand"],
+)  # fmt: skip
+def test_a_north_pull_in_riichi(
+    hand: str, drawn: str, which: str, code: str | None, needle: str
+) -> None:
+    t = Table("sanma-free")
+    t.start(hands={0: hand, **SANMA_OTHERS}, draws=["5z", "6z", "7z", drawn], rinshan=["5z"])
+    t.take(0)
+    t.ok(ev.Riichi(0))
+    t.discard(0, "5z")
+    t.tsumogiri(1)
+    t.tsumogiri(2)
+    t.take(0)
+    st = t.seat(0)
+    assert st.drawn is not None
+    held = [x for x in st.concealed if kind(x) == 30 and x != st.drawn]
+    north = st.drawn if which == "drawn" else held[0]
+    before = sorted(kind(x) for x in st.concealed if x != st.drawn)
+    if code is not None:
+        refusal = t.refused(ev.North(0, north), code)
+        assert needle in refusal.message and "only a north it has just drawn" in refusal.message
+        return
+    t.ok(ev.North(0, north))
+    assert sorted(kind(x) for x in t.seat(0).concealed) == before
+    t.take(0)  # the replacement, which the riichi seat throws
+    replacement = t.seat(0).drawn
+    assert replacement is not None
+    t.ok(ev.Discard(0, replacement))
+    assert t.replayed()["rejected"] == []
