@@ -224,6 +224,16 @@ def check_draw(state: GameState, event: ev.Draw) -> Refusal | None:
     return None
 
 
+def furiten_riichi(state: GameState) -> tuple[int, ...]:
+    """The seats in riichi whose riichi was furiten when declared (a wait among their own
+    discards or pulled norths, see ``SeatTiles.riichi_furiten``), in seat order; none
+    without tiles.  Whether that matters is the preset's ``riichi.furiten_at_draw``."""
+    tiles = state.tiles
+    if tiles is None:
+        return ()
+    return tuple(s for s in sorted(state.riichi) if tiles.seats[s].riichi_furiten)
+
+
 def expected_draw(state: GameState) -> ev.Draw | None:
     """The exhaustive draw the tiles say (tenpai and nagashi seats), or None without tiles.
     The daemon and simulated players use it instead of asking the players."""

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TERMINALS_AND_HONOURS",
     "counts",
+    "discarded_waits",
     "furiten",
     "has_yaku",
     "is_complete",
@@ -258,6 +259,15 @@ def _library_has_yaku(
     return result.error is None and bool(result.han)
 
 
+def discarded_waits(st: SeatTiles, *, players: int = 4) -> tuple[int, ...]:
+    """The seat's waits that are among its own discards (called-away ones included) and
+    pulled norths (a pulled north counts as a discard), in the order it put them out: its
+    permanent furiten, none when it is not furiten that way (or not waiting)."""
+    wait_kinds = set(waits(st.concealed, players=players))
+    put_out = (kind(t) for t in (*(d.tile for d in st.discards), *st.norths))
+    return tuple(dict.fromkeys(k for k in put_out if k in wait_kinds))
+
+
 def furiten(house: HouseRules, tiles: TileState, seat: int, win_tile: int) -> str | None:
     """Why ``seat`` may not ron ``win_tile``, or None.
 
@@ -268,12 +278,12 @@ def furiten(house: HouseRules, tiles: TileState, seat: int, win_tile: int) -> st
     st = tiles.seats[seat]
     wait_kinds = set(waits(st.concealed, players=house.players))
     waiting = kinds_text(wait_kinds)
-    for tile in (*(d.tile for d in st.discards), *st.norths):
-        if kind(tile) in wait_kinds:
-            return (
-                f"permanent furiten: seat {seat} waits on {waiting} and has discarded "
-                f"{KIND_NAMES[kind(tile)]}"
-            )
+    discarded = discarded_waits(st, players=house.players)
+    if discarded:
+        return (
+            f"permanent furiten: seat {seat} waits on {waiting} and has discarded "
+            f"{KIND_NAMES[discarded[0]]}"
+        )
     if st.riichi:
         for tile in st.riichi_passed:
             if tile != win_tile and kind(tile) in wait_kinds:

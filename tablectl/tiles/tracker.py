@@ -90,7 +90,10 @@ class SeatTiles:
     tiles the seat could have ronned since its own last discard (temporary furiten),
     ``riichi_passed`` those since its riichi (riichi furiten).  ``kuikae`` the kinds its
     next discard may not be (right after a chi or pon, where the preset forbids swap
-    calls).  ``stand_ins``: kantan's wall tiles that stand for called tiles."""
+    calls).  ``stand_ins``: kantan's wall tiles that stand for called tiles.
+    ``riichi_furiten``: the waits that were among the seat's own discards and pulled norths
+    when its riichi declaration tile went out (a furiten riichi; empty when it was not, or
+    not waiting)."""
 
     concealed: tuple[int, ...] = ()
     melds: tuple[Meld, ...] = ()
@@ -105,6 +108,7 @@ class SeatTiles:
     riichi_passed: tuple[int, ...] = ()
     kuikae: tuple[int, ...] = ()
     stand_ins: tuple[int, ...] = ()
+    riichi_furiten: tuple[int, ...] = ()
 
     @property
     def closed(self) -> bool:
@@ -197,6 +201,7 @@ def declare_riichi(tiles: TileState, wall: WallState, seat: int) -> TileState:
         river = (*st.discards[:-1], replace(st.discards[-1], riichi=True))
         first = len(st.discards) == 1 and not tiles.interrupted
         st = replace(st, riichi=True, discards=river, ippatsu=True, double_riichi=first)
+        st = _riichi_declared(st, len(tiles.seats))
     else:
         st = replace(st, riichi=True, riichi_pending=True)
     return _set_seat(tiles, seat, st)
@@ -331,10 +336,21 @@ def _discard(
         riichi_pending=False,
         double_riichi=st.double_riichi or (st.riichi_pending and first),
     )
+    if river.riichi:
+        st = _riichi_declared(st, house.players)
     out = _set_seat(tiles, seat, st)
     if not wall.own_walls:
         out = _pass(out, seat, tile)
     return replace(out, last_discard=(seat, tile))
+
+
+def _riichi_declared(st: SeatTiles, players: int) -> SeatTiles:
+    """The declaration tile is out: note whether the riichi is furiten, a wait among the
+    seat's own discards and pulled norths, for the exhaustive draw (a preset may make that
+    a chombo, ``riichi.furiten_at_draw``).  Noted now, not at the draw: a winning tile the
+    seat lets pass after its riichi (its own draw thrown, another's discard not ronned) is
+    its choice, not a furiten riichi."""
+    return replace(st, riichi_furiten=checks.discarded_waits(st, players=players))
 
 
 def _pass(tiles: TileState, owner: int, tile: int) -> TileState:

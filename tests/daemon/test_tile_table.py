@@ -85,6 +85,18 @@ class TileRig(Rig):
             await self.take(seat)
             await self.discard(seat)
 
+    async def to_the_last_discard(self) -> int:
+        """Every seat in turn takes and throws its drawn tile until the live wall is
+        empty; the seat that made the last discard."""
+        wall = self.state.wall
+        assert wall is not None
+        while wall.live_left:
+            await self.go_round(wall.turn)
+            wall = self.state.wall
+            assert wall is not None
+        assert wall.last_discard is not None
+        return wall.last_discard
+
 
 async def started(layout: dict[str, Any], preset: str = "tenhou") -> TileRig:
     rig = TileRig(preset, layout=layout)
@@ -302,13 +314,7 @@ async def test_a_discard_the_readers_missed_puts_the_hand_back_to_key_entry() ->
 async def test_the_tiles_decide_the_exhaustive_draw() -> None:
     rig = await started({"hands": DEALER_TENPAI})
     await rig.discard(0)
-    wall = rig.state.wall
-    assert wall is not None
-    while wall.live_left:
-        await rig.go_round(wall.turn)
-        wall = rig.state.wall
-        assert wall is not None
-    last = wall.last_discard
+    last = await rig.to_the_last_discard()
     expected = tiletrack.expected_draw(rig.state)
     assert expected is not None
     others = [s for s in range(4) if s != last]
@@ -321,6 +327,25 @@ async def test_the_tiles_decide_the_exhaustive_draw() -> None:
     for seat in range(4):
         said = "TENPAI" if seat in expected.tenpai else "NOTEN"
         assert rig.lines(seat)[0] == f"CONFIRM {said}"
+
+
+async def test_a_furiten_riichi_at_the_draw_shows_furiten() -> None:
+    # Sanma-free: seat 0 throws 4s, then declares riichi on 1s 4s: a chombo at the draw.
+    others = {1: "111p 999p 88s 789s 67z", 2: "123s 567s 666p 77z 1z 9m"}
+    hands = {0: "123p 456p 789s 1s 3s 4s 9m", **others}
+    rig = await started({"hands": hands, "draws": ["1s", None, None, "2s"]}, "sanma-free")
+    await rig.discard(0, rig.tile(0, "4s"))
+    await rig.go_round(1, 2)
+    await rig.take(0)
+    await rig.key(0, K.RIICHI)
+    await rig.discard(0, rig.tile(0, "9m"))
+    last = await rig.to_the_last_discard()
+    for seat in range(rig.players):
+        if seat != last:
+            await rig.key(seat, K.CANCEL)
+    assert rig.lines(0)[0] == "CONFIRM FURITEN"
+    assert {rig.lines(s)[0] for s in (1, 2)} == {"CONFIRM NOTEN"}
+    assert rig.state.scores == (20000, 35000, 35000)
 
 
 async def test_a_restart_at_ok_comes_back_to_ok() -> None:

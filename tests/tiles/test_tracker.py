@@ -520,9 +520,7 @@ def test_a_north_pull_in_riichi(
 ) -> None:
     t = Table("sanma-free")
     t.start(hands={0: hand, **SANMA_OTHERS}, draws=["5z", "6z", "7z", drawn], rinshan=["5z"])
-    t.take(0)
-    t.ok(ev.Riichi(0))
-    t.discard(0, "5z")
+    t.riichi(0, "5z")
     t.tsumogiri(1)
     t.tsumogiri(2)
     t.take(0)
