@@ -43,7 +43,7 @@ SHORT_REFUSALS = {
     "kuikae": "kuikae: swap call",
     "riichi_discard": "riichi: drawn tile",
     "riichi_call": "no call in riichi",
-    "riichi_kan": "kan moves waits",
+    "riichi_kan": "kan changes hand",
     "riichi_north": "north: drawn only",
     "tile_not_in_hand": "tile not in hand",
     "bad_meld": "not that meld",

@@ -245,6 +245,13 @@ class RiichiOptions:
         " instead of the draw (sanma-free)",
         choices=("none", "chombo"),
     )
+    kan_keeps: Literal["waits", "waits_and_form"] = opt(
+        "waits",
+        "a closed kan in riichi, always of the tile just drawn (checked by a table that reads"
+        " its tiles), must keep the waits, or the waits and the hand's form: the kan's kind"
+        " a triplet in every reading of the hand (no 形の変わるカン: ariari, jboy, sanma-free)",
+        choices=("waits", "waits_and_form"),
+    )
     noten_penalty_each: int = opt(
         3000, "with noten_at_draw = penalty_each: paid to each other player", min=0, max=100_000
     )

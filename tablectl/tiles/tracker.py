@@ -508,7 +508,8 @@ def _kan(house: HouseRules, tiles: TileState, event: Kan) -> TileState | Refusal
 def _riichi_kan(
     house: HouseRules, st: SeatTiles, seat: int, kan: Sequence[int], rest: tuple[int, ...]
 ) -> Refusal | None:
-    """A closed kan in riichi: of the drawn tile's kind, and leaving the waits unchanged."""
+    """A closed kan in riichi: of the drawn tile's kind, leaving the waits unchanged, and
+    where the preset says so (``riichi.kan_keeps``) the hand's form too."""
     drawn = st.drawn
     if drawn is None or kind(drawn) != kind(kan[0]):
         return Refusal(
@@ -516,13 +517,23 @@ def _riichi_kan(
             f"seat {seat} is in riichi: a closed kan must use the tile just drawn",
         )
     players = house.players
-    before = checks.waits(_without(st.concealed, [drawn]), players=players)
+    held = _without(st.concealed, [drawn])
+    before = checks.waits(held, players=players)
     after = checks.waits(rest, players=players)
     if before != after:
         return Refusal(
             RIICHI_KAN,
             f"seat {seat} is in riichi: this kan would change its waits "
             f"({checks.kinds_text(before)} to {checks.kinds_text(after)})",
+        )
+    name = KIND_NAMES[kind(drawn)]
+    form = house.riichi.kan_keeps == "waits_and_form"
+    if form and not checks.kan_keeps_form(held, kind(drawn), players=players):
+        return Refusal(
+            RIICHI_KAN,
+            f"seat {seat} is in riichi: a kan of {name} would change its hand's form (its "
+            f"waits {checks.kinds_text(before)} stay, but its {name}s are not a triplet in "
+            "every reading of it); this preset allows a kan in riichi only where both stay",
         )
     return None
 

@@ -390,6 +390,51 @@ def test_a_closed_kan_in_riichi(hand: str, fifth_draw: str, code: str | None) ->
     assert (refused.code if refused else None) == code
 
 
+#: Seat 0's riichi hand and its kan: on 5s 8s, a kan of 2p keeps them but not the 234p
+#: readings; on 2s 5s, 111m is a triplet in every reading.
+FORM_CHANGES, FORM_STAYS = ("222333444p 5678s", "2p"), ("111m 456p 789p 234s 5s", "1m")
+#: Four-player seats 1 to 3, with none of the tiles those hands use.
+FORM_OTHERS = {
+    1: "111z 222z 333z 567m 9s",
+    2: "444z 555z 666z 567m 9s",
+    3: "777z 234m 789m 11p 99s",
+}
+#: Sanma-free's other two seats, likewise (and for the north pulls below).
+SANMA_OTHERS = {1: "111p 999p 88s 789s 67z", 2: "123s 567s 666p 77z 1z 9m"}
+
+
+@pytest.mark.parametrize(
+    ("preset", "riichi", "code"),
+    [
+        ("tenhou", FORM_CHANGES, None),  # kan_keeps = "waits": the waits stay
+        ("mleague", FORM_CHANGES, None),
+        ("ariari", FORM_CHANGES, "riichi_kan"),  # 待ちや面子構成が変わらない場合に可
+        ("jboy", FORM_CHANGES, "riichi_kan"),  # 送り槓「形が変わるカン」は出来ません
+        ("jboy-sanma", FORM_CHANGES, "riichi_kan"),
+        ("sanma-free", FORM_CHANGES, "riichi_kan"),  # 形の変わるカンはできません
+        ("ariari", FORM_STAYS, None),
+        ("sanma-free", FORM_STAYS, None),
+    ],
+)
+def test_a_closed_kan_in_riichi_that_changes_the_form(
+    preset: str, riichi: tuple[str, str], code: str | None
+) -> None:
+    hand, kan = riichi
+    t = Table(preset)
+    players = t.rules.players
+    others = SANMA_OTHERS if players == 3 else FORM_OTHERS
+    t.start(hands={0: hand, **others}, draws=["5z", *[None] * (players - 1), kan])
+    t.riichi(0, "5z")
+    for seat in range(1, players):
+        t.tsumogiri(seat)
+    t.take(0)
+    four = tuple(x for x in t.seat(0).concealed if kind(x) == kind(t.tile(0, kan)))
+    refused = t.send(ev.Kan(0, "closed", four))
+    assert (refused.code if refused else None) == code
+    if refused is not None:
+        assert "would change its hand's form (its waits 5s 8s stay" in refused.message
+
+
 @pytest.mark.parametrize("after_discard", [False, True])
 def test_riichi_before_or_after_the_declaration_discard(after_discard: bool) -> None:
     t = base()
@@ -497,10 +542,6 @@ def test_kantan_ron_off_several_last_discards() -> None:
     t.ok(ev.Ron((0, 1), (value,)))
     out = t.replayed()
     assert out["rejected"] == [] and out["hands"][0]["from"] == [0, 1]
-
-
-#: Sanma-free's other two seats; seat 0's hand is the test's.
-SANMA_OTHERS = {1: "111p 999p 88s 789s 67z", 2: "123s 567s 666p 77z 1z 9m"}
 
 
 @pytest.mark.parametrize(
