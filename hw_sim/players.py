@@ -63,7 +63,9 @@ from tablectl.rules import wall as W
 from tablectl.rules.events import Call, Discard, Kan, North, Take, WallEvent
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
+from tablectl.rules.tiletrack import NINE_TERMINALS
 from tablectl.rules.walltrack import wall_rules
+from tablectl.tiles.checks import terminal_kinds
 from tablectl.tiles.hand import HandScore, Meld, WinContext
 from tablectl.tiles.ids import kind, tile_set
 
@@ -865,9 +867,8 @@ class BotTable:
         score = self._tsumo_value(hand, state, seat)
         if score is not None:
             return await self._tsumo(hand, seat, score)
-        terminals = {k for k in map(kind, concealed) if not T.is_simple(k)}
         if (
-            len(terminals) >= 9
+            len(terminal_kinds(concealed)) >= NINE_TERMINALS
             and "nine_terminals" in self.house.flow.abortive_draws
             and "nine_terminals" not in hand.refused
             and W.check_abort(self.rules, state, "nine_terminals") is None

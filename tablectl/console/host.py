@@ -43,11 +43,14 @@ SHORT_REFUSALS = {
     "kuikae": "kuikae: swap call",
     "riichi_discard": "riichi: drawn tile",
     "riichi_call": "no call in riichi",
-    "riichi_kan": "kan moves waits",
+    "riichi_kan": "kan changes hand",
+    "riichi_north": "north: drawn only",
     "tile_not_in_hand": "tile not in hand",
     "bad_meld": "not that meld",
     "not_north": "not a north",
     "tile_unknown": "tile not read",
+    "too_few_terminals": "under 9 terminals",
+    "not_same_wind": "not 4 same winds",
 }
 
 

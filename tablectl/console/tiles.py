@@ -444,7 +444,8 @@ class TileFlow(ConsoleHost):
 
     async def tile_draw(self) -> None:
         """The exhaustive draw as the tiles say it: each seat's display shows TENPAI,
-        NOTEN or NAGASHI over the settlement."""
+        NOTEN or NAGASHI over the settlement, and FURITEN for a tenpai riichi the core
+        made a chombo (sanma-free's furiten riichi: a noten one shows NOTEN)."""
         draw = tiletrack.expected_draw(self.state)
         assert draw is not None
         said = {
@@ -459,6 +460,11 @@ class TileFlow(ConsoleHost):
         if refusal is not None:
             log.error("[%s] the draw the tiles say was refused: %s", self.table_id, refusal)
             return
+        point = self.state.undo
+        if point is not None and point.record.result == "chombo":
+            for seat in point.record.detail.get("seats", []):
+                if said[seat] == "TENPAI":
+                    said[seat] = "FURITEN"
         await self._trigger("hand_over")
         for seat, console in enumerate(self.consoles):
             if console.prompt in ("CONFIRM", "GAME OVER"):

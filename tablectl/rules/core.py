@@ -449,8 +449,9 @@ def _draw(state: GameState, event: ev.Draw) -> Handled:
         return bad
     tenpai = frozenset(event.tenpai)
     noten_riichi = [s for s in _turn_order(state) if s in state.riichi and s not in tenpai]
-    if noten_riichi and rules.riichi.noten_at_draw == "chombo":
-        return _chombo(state, tuple(noten_riichi), "noten_riichi")
+    chombo = _riichi_chombo(state, noten_riichi, tenpai)
+    if chombo is not None:
+        return chombo
     deltas: list[int] = [0] * state.players
     if noten_riichi and rules.riichi.noten_at_draw == "penalty_each":
         for seat in noten_riichi:
@@ -490,6 +491,26 @@ def _draw(state: GameState, event: ev.Draw) -> Handled:
     )
 
 
+def _riichi_chombo(
+    state: GameState, noten_riichi: list[int], tenpai: frozenset[int]
+) -> Handled | None:
+    """The chombo an exhaustive draw becomes for its riichi seats, or None: a noten riichi
+    (``noten_at_draw = "chombo"``), and, where the tiles are read and the preset says so
+    (``furiten_at_draw = "chombo"``, sanma-free: フリテンリーチは流局時チョンボ), a tenpai
+    riichi that was furiten when declared."""
+    riichi = state.rules.riichi
+    noten = noten_riichi if riichi.noten_at_draw == "chombo" else []
+    furiten: list[int] = []
+    if riichi.furiten_at_draw == "chombo":
+        found = tiletrack.furiten_riichi(state)
+        furiten = [s for s in _turn_order(state) if s in found and s in tenpai]
+    if not noten and not furiten:
+        return None
+    seats = tuple(s for s in _turn_order(state) if s in noten or s in furiten)
+    kinds = [name for name, some in (("noten", noten), ("furiten", furiten)) if some]
+    return _chombo(state, seats, "_and_".join(kinds) + "_riichi")
+
+
 def _abort(state: GameState, reason: ev.AbortReason) -> Handled:
     rules = state.rules
     if reason not in rules.flow.abortive_draws:
@@ -502,7 +523,7 @@ def _abort(state: GameState, reason: ev.AbortReason) -> Handled:
         return Refusal(
             "abort_condition", f"four riichi needs every player in riichi; {len(state.riichi)} are"
         )
-    bad = walltrack.check_abort(state, reason)
+    bad = walltrack.check_abort(state, reason) or tiletrack.check_abort(state, reason)
     if bad is not None:
         return bad
     return _end_hand(

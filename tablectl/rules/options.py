@@ -237,6 +237,21 @@ class RiichiOptions:
         " to each other player on top of the draw, or nothing",
         choices=("chombo", "penalty_each", "none"),
     )
+    furiten_at_draw: Literal["none", "chombo"] = opt(
+        "none",
+        "a riichi that was furiten when declared (a wait among the declarer's own discards"
+        " or pulled norths, the declaration tile included), found at an exhaustive draw by"
+        " a table that reads its tiles: nothing (it may still win by tsumo), or chombo"
+        " instead of the draw (sanma-free)",
+        choices=("none", "chombo"),
+    )
+    kan_keeps: Literal["waits", "waits_and_form"] = opt(
+        "waits",
+        "a closed kan in riichi, always of the tile just drawn (checked by a table that reads"
+        " its tiles), must keep the waits, or the waits and the hand's form: the kan's kind"
+        " a triplet in every reading of the hand (no 形の変わるカン: ariari, jboy, sanma-free)",
+        choices=("waits", "waits_and_form"),
+    )
     noten_penalty_each: int = opt(
         3000, "with noten_at_draw = penalty_each: paid to each other player", min=0, max=100_000
     )

@@ -4,8 +4,9 @@ A hand without a ``layout`` event has no tiles (``GameState.tiles`` is None): ev
 here passes and the hand is what it was before tables read tiles.  With a layout, the
 tile tracker steps beside the wall tracker, and the score events are checked against the
 tiles: riichi needs a closed tenpai hand, a ron or tsumo a complete one (and no furiten for
-a ron), an exhaustive draw the tenpai and nagashi seats the tiles say, and a win's han and
-fu those of the scorer (:mod:`tablectl.tiles.scoring`, when it is there).
+a ron), an exhaustive draw the tenpai and nagashi seats the tiles say, a nine-terminals or
+four-winds abort the tiles that make it, and a win's han and fu those of the scorer
+(:mod:`tablectl.tiles.scoring`, when it is there).
 """
 
 from __future__ import annotations
@@ -164,6 +165,40 @@ def _check_value(
     )
 
 
+#: Nine terminals needs this many different terminal and honour kinds.
+NINE_TERMINALS = 9
+
+
+def check_abort(state: GameState, reason: str) -> Refusal | None:
+    """An abortive draw the tiles can judge, once the wall has allowed it (the declarer's
+    first draw with no call yet; the first go-around's four discards with no call).
+
+    ``nine_terminals``: the declarer's 14 tiles hold nine or more different terminal and
+    honour kinds (``too_few_terminals``).  ``four_winds``: every seat's first discard is
+    the same wind (``not_same_wind``).  Other reasons are not the tiles' business."""
+    tiles, wall = state.tiles, state.wall
+    if tiles is None or wall is None:
+        return None
+    if reason == "nine_terminals":
+        seat = wall.turn
+        found = checks.terminal_kinds(tiles.seats[seat].concealed)
+        if len(found) < NINE_TERMINALS:
+            return Refusal(
+                "too_few_terminals",
+                f"seat {seat} holds {len(found)} different terminals and honours "
+                f"({checks.kinds_text(found)}); nine terminals needs {NINE_TERMINALS}",
+            )
+    if reason == "four_winds":
+        firsts = [kind(st.discards[0].tile) for st in tiles.seats]
+        if len(set(firsts)) != 1 or firsts[0] not in checks.WINDS:
+            said = ", ".join(f"seat {s} {KIND_NAMES[k]}" for s, k in enumerate(firsts))
+            return Refusal(
+                "not_same_wind",
+                f"the first discards are {said}; four winds needs the same wind from every seat",
+            )
+    return None
+
+
 def _seats_text(seats: list[int]) -> str:
     return ", ".join(map(str, seats)) if seats else "none"
 
@@ -187,6 +222,16 @@ def check_draw(state: GameState, event: ev.Draw) -> Refusal | None:
             f"say {_seats_text(list(expected.nagashi))}",
         )
     return None
+
+
+def furiten_riichi(state: GameState) -> tuple[int, ...]:
+    """The seats in riichi whose riichi was furiten when declared (a wait among their own
+    discards or pulled norths, see ``SeatTiles.riichi_furiten``), in seat order; none
+    without tiles.  Whether that matters is the preset's ``riichi.furiten_at_draw``."""
+    tiles = state.tiles
+    if tiles is None:
+        return ()
+    return tuple(s for s in sorted(state.riichi) if tiles.seats[s].riichi_furiten)
 
 
 def expected_draw(state: GameState) -> ev.Draw | None:

@@ -11,7 +11,7 @@ a hand of 3n+1 or 3n+2 tiles with the missing sets as melds).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 __all__ = [
     "TERMINALS_AND_HONOURS",
     "counts",
+    "discarded_waits",
     "furiten",
     "has_yaku",
     "is_complete",
     "is_kokushi",
+    "kan_keeps_form",
     "kinds_text",
     "nagashi",
     "noten_riichi_allowed",
@@ -39,6 +41,7 @@ __all__ = [
     "shanten",
     "tenpai",
     "tenpai_waits",
+    "terminal_kinds",
     "waits",
     "win_context",
 ]
@@ -48,6 +51,10 @@ KINDS = 34
 SANMA_MISSING = frozenset(range(1, 8))
 #: Kinds of the ones, nines and honours.
 TERMINALS_AND_HONOURS = frozenset({0, 8, 9, 17, 18, 26, *range(27, KINDS)})
+#: The first honour kind (east): runs are of the suits below it.
+HONOURS = 27
+#: Kinds of the four winds, east to north.
+WINDS = frozenset(range(27, 31))
 NORTH = 30
 
 Scorer = Callable[[HouseRules, WinContext], "HandScore | Refusal"]
@@ -105,6 +112,12 @@ def is_complete(hand: Sequence[int]) -> bool:
     return len(hand) % 3 == 2 and _complete(counts(hand))
 
 
+def terminal_kinds(hand: Iterable[int]) -> frozenset[int]:
+    """The different terminal and honour kinds among ``hand``: nine terminals (kyuushu
+    kyuuhai) needs nine of them among the 14 tiles of the declarer's first draw."""
+    return frozenset(kind(t) for t in hand) & TERMINALS_AND_HONOURS
+
+
 def is_kokushi(hand: Sequence[int]) -> bool:
     """The 14 tiles are thirteen orphans (one of each terminal and honour, one of them
     twice): the only hand that may rob a closed kan, where the preset allows it."""
@@ -118,6 +131,38 @@ def waits(hand: Sequence[int], *, players: int = 4) -> tuple[int, ...]:
     if len(hand) % 3 != 1:
         return ()
     return _waits(counts(hand), players == 3)
+
+
+def _set_readings(c: tuple[int, ...], start: int = 0) -> Iterator[frozenset[int]]:
+    """Every way to read the counts ``c`` as runs and triplets only, each given by the
+    kinds it reads as triplets (none when ``c`` cannot be read so)."""
+    i = next((k for k in range(start, KINDS) if c[k]), KINDS)
+    if i == KINDS:
+        yield frozenset()
+        return
+    if c[i] >= 3:
+        rest = (*c[:i], c[i] - 3, *c[i + 1 :])
+        yield from (r | {i} for r in _set_readings(rest, i))
+    if i < HONOURS and i % 9 <= 6 and c[i + 1] and c[i + 2]:
+        rest = (*c[:i], c[i] - 1, c[i + 1] - 1, c[i + 2] - 1, *c[i + 3 :])
+        yield from _set_readings(rest, i)
+
+
+def kan_keeps_form(hand: Sequence[int], k: int, *, players: int = 4) -> bool:
+    """A closed kan of kind ``k`` in riichi keeps the hand's form (面子構成): ``hand``, the
+    concealed tiles before the draw with three of ``k`` among them, reads with ``k`` as a
+    triplet in every way it completes with each of its waits (sets and a pair; seven
+    pairs and thirteen orphans never hold three of a kind).  222333444m 5678p waits on 5p
+    8p with a kan of 2m or without, but also reads as 234m three times: the kan changes
+    its form."""
+    held = counts(hand)
+    for wait in waits(hand, players=players):
+        full = (*held[:wait], held[wait] + 1, *held[wait + 1 :])
+        for pair in (p for p in range(KINDS) if full[p] >= 2):
+            sets = (*full[:pair], full[pair] - 2, *full[pair + 1 :])
+            if any(k not in triplets for triplets in _set_readings(sets)):
+                return False
+    return True
 
 
 def noten_riichi_allowed(house: HouseRules) -> bool:
@@ -249,6 +294,15 @@ def _library_has_yaku(
     return result.error is None and bool(result.han)
 
 
+def discarded_waits(st: SeatTiles, *, players: int = 4) -> tuple[int, ...]:
+    """The seat's waits that are among its own discards (called-away ones included) and
+    pulled norths (a pulled north counts as a discard), in the order it put them out: its
+    permanent furiten, none when it is not furiten that way (or not waiting)."""
+    wait_kinds = set(waits(st.concealed, players=players))
+    put_out = (kind(t) for t in (*(d.tile for d in st.discards), *st.norths))
+    return tuple(dict.fromkeys(k for k in put_out if k in wait_kinds))
+
+
 def furiten(house: HouseRules, tiles: TileState, seat: int, win_tile: int) -> str | None:
     """Why ``seat`` may not ron ``win_tile``, or None.
 
@@ -259,12 +313,12 @@ def furiten(house: HouseRules, tiles: TileState, seat: int, win_tile: int) -> st
     st = tiles.seats[seat]
     wait_kinds = set(waits(st.concealed, players=house.players))
     waiting = kinds_text(wait_kinds)
-    for tile in (*(d.tile for d in st.discards), *st.norths):
-        if kind(tile) in wait_kinds:
-            return (
-                f"permanent furiten: seat {seat} waits on {waiting} and has discarded "
-                f"{KIND_NAMES[kind(tile)]}"
-            )
+    discarded = discarded_waits(st, players=house.players)
+    if discarded:
+        return (
+            f"permanent furiten: seat {seat} waits on {waiting} and has discarded "
+            f"{KIND_NAMES[discarded[0]]}"
+        )
     if st.riichi:
         for tile in st.riichi_passed:
             if tile != win_tile and kind(tile) in wait_kinds:

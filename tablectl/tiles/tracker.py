@@ -47,6 +47,7 @@ NOT_NORTH = "not_north"
 RIICHI_DISCARD = "riichi_discard"
 RIICHI_KAN = "riichi_kan"
 RIICHI_CALL = "riichi_call"
+RIICHI_NORTH = "riichi_north"
 NOT_TENPAI = "not_tenpai"
 
 #: Every refusal code this module can answer with.
@@ -61,6 +62,7 @@ REFUSAL_CODES = (
     RIICHI_DISCARD,
     RIICHI_KAN,
     RIICHI_CALL,
+    RIICHI_NORTH,
     NOT_TENPAI,
 )
 
@@ -88,7 +90,10 @@ class SeatTiles:
     tiles the seat could have ronned since its own last discard (temporary furiten),
     ``riichi_passed`` those since its riichi (riichi furiten).  ``kuikae`` the kinds its
     next discard may not be (right after a chi or pon, where the preset forbids swap
-    calls).  ``stand_ins``: kantan's wall tiles that stand for called tiles."""
+    calls).  ``stand_ins``: kantan's wall tiles that stand for called tiles.
+    ``riichi_furiten``: the waits that were among the seat's own discards and pulled norths
+    when its riichi declaration tile went out (a furiten riichi; empty when it was not, or
+    not waiting)."""
 
     concealed: tuple[int, ...] = ()
     melds: tuple[Meld, ...] = ()
@@ -103,6 +108,7 @@ class SeatTiles:
     riichi_passed: tuple[int, ...] = ()
     kuikae: tuple[int, ...] = ()
     stand_ins: tuple[int, ...] = ()
+    riichi_furiten: tuple[int, ...] = ()
 
     @property
     def closed(self) -> bool:
@@ -195,6 +201,7 @@ def declare_riichi(tiles: TileState, wall: WallState, seat: int) -> TileState:
         river = (*st.discards[:-1], replace(st.discards[-1], riichi=True))
         first = len(st.discards) == 1 and not tiles.interrupted
         st = replace(st, riichi=True, discards=river, ippatsu=True, double_riichi=first)
+        st = _riichi_declared(st, len(tiles.seats))
     else:
         st = replace(st, riichi=True, riichi_pending=True)
     return _set_seat(tiles, seat, st)
@@ -225,7 +232,7 @@ def tile_step(
         case Kan():
             out = _kan(house, tiles, event)
         case North():
-            out = _north(tiles, event)
+            out = _north(house, tiles, event)
         case Dice():  # pragma: no cover - the wall tracker refuses dice in a hand
             return tiles
     if isinstance(out, Refusal):
@@ -329,10 +336,21 @@ def _discard(
         riichi_pending=False,
         double_riichi=st.double_riichi or (st.riichi_pending and first),
     )
+    if river.riichi:
+        st = _riichi_declared(st, house.players)
     out = _set_seat(tiles, seat, st)
     if not wall.own_walls:
         out = _pass(out, seat, tile)
     return replace(out, last_discard=(seat, tile))
+
+
+def _riichi_declared(st: SeatTiles, players: int) -> SeatTiles:
+    """The declaration tile is out: note whether the riichi is furiten, a wait among the
+    seat's own discards and pulled norths, for the exhaustive draw (a preset may make that
+    a chombo, ``riichi.furiten_at_draw``).  Noted now, not at the draw: a winning tile the
+    seat lets pass after its riichi (its own draw thrown, another's discard not ronned) is
+    its choice, not a furiten riichi."""
+    return replace(st, riichi_furiten=checks.discarded_waits(st, players=players))
 
 
 def _pass(tiles: TileState, owner: int, tile: int) -> TileState:
@@ -490,7 +508,8 @@ def _kan(house: HouseRules, tiles: TileState, event: Kan) -> TileState | Refusal
 def _riichi_kan(
     house: HouseRules, st: SeatTiles, seat: int, kan: Sequence[int], rest: tuple[int, ...]
 ) -> Refusal | None:
-    """A closed kan in riichi: of the drawn tile's kind, and leaving the waits unchanged."""
+    """A closed kan in riichi: of the drawn tile's kind, leaving the waits unchanged, and
+    where the preset says so (``riichi.kan_keeps``) the hand's form too."""
     drawn = st.drawn
     if drawn is None or kind(drawn) != kind(kan[0]):
         return Refusal(
@@ -498,7 +517,8 @@ def _riichi_kan(
             f"seat {seat} is in riichi: a closed kan must use the tile just drawn",
         )
     players = house.players
-    before = checks.waits(_without(st.concealed, [drawn]), players=players)
+    held = _without(st.concealed, [drawn])
+    before = checks.waits(held, players=players)
     after = checks.waits(rest, players=players)
     if before != after:
         return Refusal(
@@ -506,10 +526,44 @@ def _riichi_kan(
             f"seat {seat} is in riichi: this kan would change its waits "
             f"({checks.kinds_text(before)} to {checks.kinds_text(after)})",
         )
+    name = KIND_NAMES[kind(drawn)]
+    form = house.riichi.kan_keeps == "waits_and_form"
+    if form and not checks.kan_keeps_form(held, kind(drawn), players=players):
+        return Refusal(
+            RIICHI_KAN,
+            f"seat {seat} is in riichi: a kan of {name} would change its hand's form (its "
+            f"waits {checks.kinds_text(before)} stay, but its {name}s are not a triplet in "
+            "every reading of it); this preset allows a kan in riichi only where both stay",
+        )
     return None
 
 
-def _north(tiles: TileState, event: North) -> TileState | Refusal:
+def _riichi_north(house: HouseRules, st: SeatTiles, seat: int, tile: int) -> Refusal | None:
+    """A north pull in riichi, held to what a closed kan in riichi is: the tile just drawn
+    must be a north.  Then any north the seat pulls leaves the hand as it was before the
+    draw (norths are alike), so its waits and form stay.  A north from the hand with
+    another tile drawn keeps that tile in the hand, as a kan not of the drawn tile
+    (okurikan) would: refused even where the waits happen to stay, since a riichi hand may
+    not change (seed 003: 送りカン・待ちの変わるカン・形の変わるカンはできません)."""
+    drawn = st.drawn
+    if drawn is None or kind(drawn) == checks.NORTH:
+        return None
+    players = house.players
+    before = checks.waits(_without(st.concealed, [drawn]), players=players)
+    after = checks.waits(_without(st.concealed, [tile]), players=players)
+    if before != after:
+        change = f"would change its waits ({checks.kinds_text(before)} to "
+        change += f"{checks.kinds_text(after)})"
+    else:
+        change = f"would change its hand (the waits stay {checks.kinds_text(before)})"
+    return Refusal(
+        RIICHI_NORTH,
+        f"seat {seat} is in riichi and may pull only a north it has just drawn: pulling "
+        f"{_name(tile)} from its hand keeps the drawn {_name(drawn)} in it and {change}",
+    )
+
+
+def _north(house: HouseRules, tiles: TileState, event: North) -> TileState | Refusal:
     seat, tile = event.seat, event.tile
     st = tiles.seats[seat]
     if tile is None:
@@ -518,11 +572,10 @@ def _north(tiles: TileState, event: North) -> TileState | Refusal:
         return Refusal(NOT_NORTH, f"seat {seat} pulled {_name(tile)}, which is not a north")
     if tile not in st.concealed:
         return Refusal(TILE_NOT_IN_HAND, f"seat {seat} pulled {_name(tile)}, not in its hand")
-    if st.riichi_on and st.drawn is not None and tile != st.drawn:
-        return Refusal(
-            RIICHI_DISCARD,
-            f"seat {seat} is in riichi and may pull only the drawn tile, not {_name(tile)}",
-        )
+    if st.riichi_on:
+        bad = _riichi_north(house, st, seat, tile)
+        if bad is not None:
+            return bad
     st = replace(
         st,
         concealed=_without(st.concealed, [tile]),

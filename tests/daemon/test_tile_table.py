@@ -85,6 +85,18 @@ class TileRig(Rig):
             await self.take(seat)
             await self.discard(seat)
 
+    async def to_the_last_discard(self) -> int:
+        """Every seat in turn takes and throws its drawn tile until the live wall is
+        empty; the seat that made the last discard."""
+        wall = self.state.wall
+        assert wall is not None
+        while wall.live_left:
+            await self.go_round(wall.turn)
+            wall = self.state.wall
+            assert wall is not None
+        assert wall.last_discard is not None
+        return wall.last_discard
+
 
 async def started(layout: dict[str, Any], preset: str = "tenhou") -> TileRig:
     rig = TileRig(preset, layout=layout)
@@ -207,6 +219,42 @@ async def test_riichi_on_a_hand_that_is_not_tenpai_is_refused() -> None:
     assert rig.lines(0)[1] == "! not tenpai" and rig.state.pending_riichi is None
 
 
+@pytest.mark.parametrize(
+    ("draws", "menu", "line"),
+    [
+        (["7m"], K.DIGIT_1, "! under 9 terminals"),  # 8 kinds with the drawn 7m
+        (["1z", "1z", "1z", "2z"], K.DIGIT_2, "! not 4 same winds"),
+    ],
+    ids=["nine terminals", "four winds"],
+)
+async def test_an_abort_the_tiles_do_not_make_is_refused_on_the_display(
+    draws: list[str], menu: K, line: str
+) -> None:
+    rig = await started({"hands": {0: "19m 19p 19s 12z 23456m"}, "draws": draws})
+    if menu == K.DIGIT_2:
+        await rig.discard(0)
+        await rig.go_round(1, 2, 3)
+    await rig.key(0, K.MENU, menu, K.OK)
+    assert rig.lines(0)[1] == line
+    assert not any(isinstance(e, ev.Abort) for e in rig.events)
+
+
+async def test_a_north_from_the_hand_in_riichi_is_refused_and_the_pull_waits() -> None:
+    others = {1: "111p 999p 88s 789s 67z", 2: "123s 567s 666p 77z 1z 9m"}
+    hands = {0: "123p 456p 789s 111s 4z", **others}  # riichi on a 4z tanki
+    rig = await started({"hands": hands, "draws": ["5z", "6z", "7z", "9p"]}, "sanma-free")
+    await rig.key(0, K.RIICHI)
+    await rig.discard(0)
+    await rig.go_round(1, 2)
+    await rig.take(0)  # 9p: the held 4z may not go
+    await rig.key(0, K.KAN, K.DIGIT_3)
+    await rig.meld(0, rig.tile(0, "4z"))
+    assert rig.lines(0) == ("PLACE MELD NORTH", "! north: drawn only")
+    assert not any(isinstance(e, ev.North) for e in rig.events)
+    await rig.key(0, K.CANCEL)
+    assert rig.table.held_meld is None
+
+
 PON_LAYOUT = {"hands": {0: "123m 456m 789m 123p 4p", 1: "55z 123m 456p 789s 11s"}, "draws": ["5z"]}
 
 
@@ -266,13 +314,7 @@ async def test_a_discard_the_readers_missed_puts_the_hand_back_to_key_entry() ->
 async def test_the_tiles_decide_the_exhaustive_draw() -> None:
     rig = await started({"hands": DEALER_TENPAI})
     await rig.discard(0)
-    wall = rig.state.wall
-    assert wall is not None
-    while wall.live_left:
-        await rig.go_round(wall.turn)
-        wall = rig.state.wall
-        assert wall is not None
-    last = wall.last_discard
+    last = await rig.to_the_last_discard()
     expected = tiletrack.expected_draw(rig.state)
     assert expected is not None
     others = [s for s in range(4) if s != last]
@@ -285,6 +327,25 @@ async def test_the_tiles_decide_the_exhaustive_draw() -> None:
     for seat in range(4):
         said = "TENPAI" if seat in expected.tenpai else "NOTEN"
         assert rig.lines(seat)[0] == f"CONFIRM {said}"
+
+
+async def test_a_furiten_riichi_at_the_draw_shows_furiten() -> None:
+    # Sanma-free: seat 0 throws 4s, then declares riichi on 1s 4s: a chombo at the draw.
+    others = {1: "111p 999p 88s 789s 67z", 2: "123s 567s 666p 77z 1z 9m"}
+    hands = {0: "123p 456p 789s 1s 3s 4s 9m", **others}
+    rig = await started({"hands": hands, "draws": ["1s", None, None, "2s"]}, "sanma-free")
+    await rig.discard(0, rig.tile(0, "4s"))
+    await rig.go_round(1, 2)
+    await rig.take(0)
+    await rig.key(0, K.RIICHI)
+    await rig.discard(0, rig.tile(0, "9m"))
+    last = await rig.to_the_last_discard()
+    for seat in range(rig.players):
+        if seat != last:
+            await rig.key(seat, K.CANCEL)
+    assert rig.lines(0)[0] == "CONFIRM FURITEN"
+    assert {rig.lines(s)[0] for s in (1, 2)} == {"CONFIRM NOTEN"}
+    assert rig.state.scores == (20000, 35000, 35000)
 
 
 async def test_a_restart_at_ok_comes_back_to_ok() -> None:

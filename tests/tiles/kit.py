@@ -207,6 +207,12 @@ class Table:
         self.take(seat)
         self.discard(seat, name)
 
+    def riichi(self, seat: int, name: str) -> None:
+        """Take, declare riichi, then discard ``name``: the declaration tile."""
+        self.take(seat)
+        self.ok(ev.Riichi(seat))
+        self.discard(seat, name)
+
     def tsumogiri(self, seat: int) -> None:
         """Take, then discard the tile taken."""
         self.take(seat)

@@ -51,6 +51,21 @@ def test_shanten_and_waits(hand: str, shanten: int, waits: str) -> None:
     assert names(checks.waits(tiles)) == waits
 
 
+@pytest.mark.parametrize(
+    ("hand", "kan", "keeps"),
+    [
+        ("222333444m 5678p", "2m", False),  # 5p 8p either way, but 234m x3 is a reading
+        ("111m 456p 789p 234s 5s", "1m", True),
+        ("333p 456p 789s 11s 23s", "3p", True),  # 33p 345p 6p is no reading
+        ("111234m 567p 789s 5z", "1m", True),  # 11m 123m 4m is none either
+        ("11123m 456p 789s 11z", "1m", False),  # on 1m 4m 1z: 11m 123m reads too
+    ],
+)
+def test_a_kan_keeps_the_hands_form(hand: str, kan: str, keeps: bool) -> None:
+    ((k, _),) = kinds_of(kan)
+    assert checks.kan_keeps_form(ids(hand), k) is keeps
+
+
 def test_three_player_waits_skip_2m_to_8m() -> None:
     tiles = ids("11m 99m 123p 456p 789s", "sanma-free")
     assert names(checks.waits(tiles, players=3)) == "1m 9m"

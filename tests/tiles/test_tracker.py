@@ -390,6 +390,51 @@ def test_a_closed_kan_in_riichi(hand: str, fifth_draw: str, code: str | None) ->
     assert (refused.code if refused else None) == code
 
 
+#: Seat 0's riichi hand and its kan: on 5s 8s, a kan of 2p keeps them but not the 234p
+#: readings; on 2s 5s, 111m is a triplet in every reading.
+FORM_CHANGES, FORM_STAYS = ("222333444p 5678s", "2p"), ("111m 456p 789p 234s 5s", "1m")
+#: Four-player seats 1 to 3, with none of the tiles those hands use.
+FORM_OTHERS = {
+    1: "111z 222z 333z 567m 9s",
+    2: "444z 555z 666z 567m 9s",
+    3: "777z 234m 789m 11p 99s",
+}
+#: Sanma-free's other two seats, likewise (and for the north pulls below).
+SANMA_OTHERS = {1: "111p 999p 88s 789s 67z", 2: "123s 567s 666p 77z 1z 9m"}
+
+
+@pytest.mark.parametrize(
+    ("preset", "riichi", "code"),
+    [
+        ("tenhou", FORM_CHANGES, None),  # kan_keeps = "waits": the waits stay
+        ("mleague", FORM_CHANGES, None),
+        ("ariari", FORM_CHANGES, "riichi_kan"),  # 待ちや面子構成が変わらない場合に可
+        ("jboy", FORM_CHANGES, "riichi_kan"),  # 送り槓「形が変わるカン」は出来ません
+        ("jboy-sanma", FORM_CHANGES, "riichi_kan"),
+        ("sanma-free", FORM_CHANGES, "riichi_kan"),  # 形の変わるカンはできません
+        ("ariari", FORM_STAYS, None),
+        ("sanma-free", FORM_STAYS, None),
+    ],
+)
+def test_a_closed_kan_in_riichi_that_changes_the_form(
+    preset: str, riichi: tuple[str, str], code: str | None
+) -> None:
+    hand, kan = riichi
+    t = Table(preset)
+    players = t.rules.players
+    others = SANMA_OTHERS if players == 3 else FORM_OTHERS
+    t.start(hands={0: hand, **others}, draws=["5z", *[None] * (players - 1), kan])
+    t.riichi(0, "5z")
+    for seat in range(1, players):
+        t.tsumogiri(seat)
+    t.take(0)
+    four = tuple(x for x in t.seat(0).concealed if kind(x) == kind(t.tile(0, kan)))
+    refused = t.send(ev.Kan(0, "closed", four))
+    assert (refused.code if refused else None) == code
+    if refused is not None:
+        assert "would change its hand's form (its waits 5s 8s stay" in refused.message
+
+
 @pytest.mark.parametrize("after_discard", [False, True])
 def test_riichi_before_or_after_the_declaration_discard(after_discard: bool) -> None:
     t = base()
@@ -497,3 +542,42 @@ def test_kantan_ron_off_several_last_discards() -> None:
     t.ok(ev.Ron((0, 1), (value,)))
     out = t.replayed()
     assert out["rejected"] == [] and out["hands"][0]["from"] == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("hand", "drawn", "which", "code", "needle"),
+    [
+        ("99m 345p 234s 67s 444z", "4z", "drawn", None, ""),
+        ("99m 345p 234s 67s 444z", "4z", "held", None, ""),  # norths are alike: same hand
+        ("123p 456p 789s 111s 4z", "4z", "drawn", None, ""),  # its win let pass: its choice
+        ("123p 456p 789s 111s 4z", "9p", "held", "riichi_north", "waits (4z to 9p)"),
+        ("99m 345p 234s 67s 444z", "9m", "held", "riichi_north", "waits stay 5s 8s"),
+    ],
+    ids=["the drawn north", "a held north, a north drawn", "the winning north pulled",
+         "a held north changes the waits", "a held north keeps the waits, not the hand"],
+)  # fmt: skip
+def test_a_north_pull_in_riichi(
+    hand: str, drawn: str, which: str, code: str | None, needle: str
+) -> None:
+    t = Table("sanma-free")
+    t.start(hands={0: hand, **SANMA_OTHERS}, draws=["5z", "6z", "7z", drawn], rinshan=["5z"])
+    t.riichi(0, "5z")
+    t.tsumogiri(1)
+    t.tsumogiri(2)
+    t.take(0)
+    st = t.seat(0)
+    assert st.drawn is not None
+    held = [x for x in st.concealed if kind(x) == 30 and x != st.drawn]
+    north = st.drawn if which == "drawn" else held[0]
+    before = sorted(kind(x) for x in st.concealed if x != st.drawn)
+    if code is not None:
+        refusal = t.refused(ev.North(0, north), code)
+        assert needle in refusal.message and "only a north it has just drawn" in refusal.message
+        return
+    t.ok(ev.North(0, north))
+    assert sorted(kind(x) for x in t.seat(0).concealed) == before
+    t.take(0)  # the replacement, which the riichi seat throws
+    replacement = t.seat(0).drawn
+    assert replacement is not None
+    t.ok(ev.Discard(0, replacement))
+    assert t.replayed()["rejected"] == []
