@@ -16,6 +16,7 @@ from tablectl.console.model import WinEntry
 from tablectl.console.tiles import TILE_CAPS, hand_text, score_line, yaku_pages
 from tablectl.rules import events as ev
 from tablectl.rules import tiletrack
+from tablectl.rules.wall import WallState
 from tablectl.table import Table
 from tablectl.tiles.ids import KIND_NAMES, kind, tile_set
 from tests.daemon.test_table import Rig
@@ -96,6 +97,17 @@ class TileRig(Rig):
         for seat in seats:
             await self.take(seat)
             await self.discard(seat)
+
+    async def play_out(self) -> WallState:
+        """After the dealer's first discard: every seat in turn takes and throws its drawn
+        tile until the wall is exhausted; the wall then (its last discard just made)."""
+        wall = self.state.wall
+        assert wall is not None
+        while wall.live_left:
+            await self.go_round(wall.turn)
+            wall = self.state.wall
+            assert wall is not None
+        return wall
 
 
 async def started(layout: dict[str, Any], preset: str = "tenhou") -> TileRig:
@@ -278,13 +290,7 @@ async def test_a_discard_the_readers_missed_puts_the_hand_back_to_key_entry() ->
 async def test_the_tiles_decide_the_exhaustive_draw() -> None:
     rig = await started({"hands": DEALER_TENPAI})
     await rig.discard(0)
-    wall = rig.state.wall
-    assert wall is not None
-    while wall.live_left:
-        await rig.go_round(wall.turn)
-        wall = rig.state.wall
-        assert wall is not None
-    last = wall.last_discard
+    last = (await rig.play_out()).last_discard
     expected = tiletrack.expected_draw(rig.state)
     assert expected is not None
     others = [s for s in range(4) if s != last]
@@ -504,15 +510,9 @@ async def test_a_ron_on_a_hand_the_reader_disagrees_with_is_keyed() -> None:
 async def test_a_hand_that_disagrees_at_the_draw_leaves_the_draw_to_the_keys() -> None:
     rig = await started({"hands": DEALER_TENPAI})
     await rig.discard(0)
-    wall = rig.state.wall
-    assert wall is not None
-    while wall.live_left:
-        await rig.go_round(wall.turn)
-        wall = rig.state.wall
-        assert wall is not None
     # The last discarder's reader still shows its last discard (it may lag); another
     # seat's shows a tile too few.
-    last = wall.last_discard
+    last = (await rig.play_out()).last_discard
     assert last is not None
     tiles = rig.state.tiles
     assert tiles is not None
