@@ -57,7 +57,7 @@ faults (--faults SPEC, seeded by --fault-seed):
   line faults per frame: {", ".join(f"{n}=P" for n in LINE_FAULTS)}
   one-shot after N table events: {", ".join(f"{n}@N" for n in ONE_SHOT_FAULTS + TILE_FAULTS)}
   (unplug@N:SECONDS, stuck@N:SEAT:KEY, tray@N:SEAT, tilecount@N:WALL,
-  reader@N:SEAT:ZONE with --tile-reader); random=K
+  reader@N:SEAT:ZONE and misread@N:SEAT with --tile-reader); random=K
 
 examples:
   python -m hw_sim serve --pty --rules mleague --seed 7 --speed 0.2

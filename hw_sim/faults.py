@@ -12,7 +12,10 @@ Two kinds of faults:
   ``stuck`` (a key chatters: it reports several presses), ``tray`` (the next tray report
   misreads one stick), ``tilecount`` (the next raised wall is one tile short), and at a
   table with seat readers ``reader`` (one seat zone's reader fails: ``Fault TILE_READER``,
-  latched; never drawn by ``random``, which keeps the plans it made before).
+  latched) and ``misread`` (one seat's hand reader lies: it reports its first tile as
+  another copy of the same kind, the red five as a plain one, until the next shuffle,
+  and raises no fault); these two are never drawn by ``random``, which keeps the plans
+  it made before.
 
 A plan is written as a comma-separated spec (the ``--faults`` option)::
 
@@ -20,7 +23,7 @@ A plan is written as a comma-separated spec (the ``--faults`` option)::
 
 ``KIND@N`` fires after the N-th event the table sent; ``stuck@N:SEAT:KEY`` names the seat
 and key (default: a seat from the seed and key ``0``); ``tray@N:SEAT``; ``tilecount@N:WALL``;
-``reader@N:SEAT:ZONE`` (zone ``hand``, ``melds``, ``discards`` or 0..2).
+``reader@N:SEAT:ZONE`` (zone ``hand``, ``melds``, ``discards`` or 0..2); ``misread@N:SEAT``.
 ``random=K`` adds K one-shot faults of random kinds at random event counts in 50..2000.
 """
 
@@ -52,7 +55,7 @@ LINE_FAULTS = ("corrupt", "drop", "dup")
 #: Faults that happen once, at an event count.
 ONE_SHOT_FAULTS = ("unplug", "reboot", "stuck", "tray", "tilecount")
 #: One-shot faults of the seat readers (not drawn by ``random=K``).
-TILE_FAULTS = ("reader",)
+TILE_FAULTS = ("reader", "misread")
 #: Default unplug length (s): longer than the link timeout, so the host notices it.
 UNPLUG_SECONDS = 1.0
 
@@ -137,7 +140,8 @@ class OneShot:
     at: int
     kind: str
     #: Kind-specific arguments: unplug (seconds,), stuck (seat, key), tray (seat,),
-    #: tilecount (wall,). Missing ones are drawn from the plan's seed when it fires.
+    #: tilecount (wall,), reader (seat, zone), misread (seat,). Missing ones are drawn from
+    #: the plan's seed when it fires.
     args: tuple[str, ...] = ()
 
 
@@ -199,10 +203,14 @@ class FaultPlan:
                 raise ValueError(f"fault {raw!r}: {at_text!r} is not an event count") from None
             if kind == "stuck" and len(args) >= 2:
                 parse_key(args[1])  # checked now, not in the middle of a game
-            if kind == "reader" and args and not (args[0].isdigit() and int(args[0]) <= 3):
+            if kind in TILE_FAULTS and args and not (args[0].isdigit() and int(args[0]) <= 3):
                 raise ValueError(f"fault {raw!r}: {args[0]!r} is not a seat 0..3")
             if kind == "reader" and len(args) >= 2:
                 parse_zone(args[1])
+            if kind == "misread" and len(args) >= 2:
+                # The daemon holds a call whose meld it cannot read until the player
+                # withdraws it, which the bots never do: only the hand reader lies.
+                raise ValueError(f"fault {raw!r}: misread takes a seat (its hand reader)")
             plan.one_shots.append(OneShot(at, kind, tuple(args)))
         plan.one_shots.sort(key=lambda s: s.at)
         return plan

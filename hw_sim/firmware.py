@@ -191,6 +191,8 @@ class SimFirmware:
         self.zones: TableZones | None = TableZones(players) if seat_reader else None
         #: Seat readers with a latched fault: they report nothing until FaultClear.
         self.dead_readers: set[Place] = set()
+        #: Seats whose hand reader misreads (the ``misread`` fault) until the next shuffle.
+        self.misread_hands: set[int] = set()
         #: The protocol minor of the host's last Hello (None: none since power-up).
         self.host_minor: int | None = None
         self.boot_id = DeviceInfo.new_boot_id(self._boot_rng)
@@ -468,8 +470,14 @@ class SimFirmware:
         if zones is None or (self.host_minor is not None and self.host_minor < SEAT_TILES_MINOR):
             return
         for seat, zone in places:
-            if (seat, zone) not in self.dead_readers:
-                self.emit(SeatTiles(seat, zone, zones.tiles(seat, zone)))
+            if (seat, zone) in self.dead_readers:
+                continue
+            tiles = zones.tiles(seat, zone)
+            if zone is Zone.HAND and seat in self.misread_hands and tiles:
+                # Its first tile read as another copy of the same kind (id ^ 1 is one in
+                # every set): a red five as a plain one, say. Ids are not kinds.
+                tiles = (tiles[0] ^ 1, *tiles[1:])
+            self.emit(SeatTiles(seat, zone, tiles))
 
     def move_tray(self, seat: int, delta: int) -> None:
         """``seat`` adds ``delta`` points of sticks to its tray (negative: takes them out).
@@ -528,6 +536,15 @@ class SimFirmware:
             self._tray_misread = (seat, -1000)
             self.report_trays()
             return f"tray of seat {seat} misreads one 1000 stick"
+        if kind == "misread":
+            seat = int(args[0]) if args else rng.randrange(self.players)
+            self._check_seat(seat)
+            if self.zones is None:
+                return "no seat readers: nothing to misread"
+            # The reader knows nothing of it: no fault, only what it reports from now on.
+            self.misread_hands.add(seat)
+            self.report_zones([(seat, Zone.HAND)])
+            return f"seat {seat} hand reader misreads until the next shuffle"
         if kind == "reader":
             seat = int(args[0]) if args else rng.randrange(self.players)
             zone = parse_zone(args[1]) if len(args) > 1 else Zone(rng.randrange(len(Zone)))
@@ -697,8 +714,10 @@ class SimFirmware:
         }[action]
         if action is WallAction.SHUFFLE and reshuffle:
             if self.zones is not None:
-                # The players push every tile into the table before it shuffles.
+                # The players push every tile into the table before it shuffles; the
+                # tiles that come up next are read right.
                 self.report_zones(self.zones.clear())
+                self.misread_hands.clear()
             self.wall.shuffle()
         expected = self.wall.per_wall
         for state, seconds in phases:

@@ -137,6 +137,9 @@ P_TILE_RIICHI = 0.6  # tenpai, closed, 1000 points, a draw left
 P_TILE_NINE_TERMINALS = 0.5
 #: Seconds a refused take may still be confirmed by the centre display (fault cases only).
 REFUSAL_GRACE = 1.0
+#: Line 2 of a seat display when the daemon stopped reading the tiles of the hand
+#: (docs/console.md): on the idle seats, and on the seat whose hand reader disagreed.
+KEYED_LINES = ("KEY ENTRY: NO TILES", "! hand:")
 
 
 def prompt_of(line1: str) -> str | None:
@@ -350,8 +353,8 @@ class _Hand:
     #: (seat, tile, tiles taken so far), not tried again.
     tiles: dict[int, _TileSeat] = dataclasses.field(default_factory=dict)
     refused_rons: set[tuple[int, int, int]] = dataclasses.field(default_factory=set)
-    #: A tile reader failed this hand: the daemon keys the rest of it in (docs/tiles.md),
-    #: so the bots declare the exhaustive draw themselves again.
+    #: A tile reader failed or disagreed this hand: the daemon keys the rest of it in
+    #: (docs/tiles.md), so the bots declare the exhaustive draw themselves again.
     keyed: bool = False
 
 
@@ -441,8 +444,11 @@ class BotTable:
             found = _SCORE.match(msg.line1)
             if found:
                 self._scores[seat] = int(found.group(1))
-            # "! TRAY ..." is the daemon's tray check, not an answer to anything we did.
-            if msg.line2.startswith("! ") and not msg.line2.startswith("! TRAY"):
+            if msg.line2.startswith(KEYED_LINES) and self._hand is not None:
+                self._hand.keyed = True  # a hand reader disagreed: the daemon keys it in
+            # "! TRAY ..." is the daemon's tray check, "! hand: ..." its hand readers'
+            # (the hand goes on keyed), not an answer to anything we did.
+            if msg.line2.startswith("! ") and not msg.line2.startswith(("! TRAY", "! hand:")):
                 self._refused_at[seat] = self.fw.display_seq
                 if seat in self.seats:
                     self.refusals.append((seat, msg.line2))
@@ -1184,10 +1190,12 @@ class BotTable:
 
     async def _draw(self, hand: _Hand, first: int) -> bool:
         """The wall is exhausted: decide every seat's tenpai, the first one declares. Where
-        the daemon reads every tile it decides the draw once the last discard passed."""
+        the daemon reads every tile it decides the draw once the last discard passed (or
+        keys it in after all, when a hand reader disagrees then)."""
         if self.scored and not hand.keyed:
-            await self._wait_until(lambda: hand.over, stall=False)
-            return False
+            await self._wait_until(lambda: hand.over or hand.keyed, stall=False)
+            if hand.over:
+                return False
         for seat in range(self.players):
             if self.zones is not None:
                 hand.tenpai[seat] = self._tenpai(hand, seat)
@@ -1209,13 +1217,20 @@ class BotTable:
         line1, line2 = console.line1, console.line2
         prompt = prompt_of(line1)
         hand = self._hand
-        if prompt in ("HAN?", "FU?", "PAO?", "RON?", "TENPAI?", "CONFIRM", "OK?") and hand:
+        # The last discard's window (RON? / LAST DISCARD, a table that reads its tiles) ends
+        # the hand only with a ron or the draw the tiles decide: a hand reader that
+        # disagrees then leaves the draw to the keys after all (see _draw).
+        last_window = prompt == "RON?" and line2 == "LAST DISCARD"
+        ends = prompt in ("HAN?", "FU?", "PAO?", "RON?", "TENPAI?", "CONFIRM", "OK?")
+        if ends and hand and not last_window:
             hand.over = True  # a win entry, a claim window, the draw or the settlement
         if prompt == "ROLL?":
             self._hand_start = seat
             self.fw.press(seat, Key.OK)
         elif prompt == "HAN?":
-            await self._enter_han(seat, refused=line2.startswith("! "))
+            # "! hand: ..." says why this win is keyed, not that our entry was refused.
+            refused = line2.startswith("! ") and not line2.startswith("! hand:")
+            await self._enter_han(seat, refused=refused)
         elif prompt == "OK?":
             # The daemon scored the win from the tiles: agree (a refused one shows why).
             self.fw.press(seat, Key.OK if not line2.startswith("! ") else Key.CANCEL)

@@ -539,11 +539,13 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             else:
                 tile = self._take_tile(pos)
         take = ev.Take(seat=seat, pos=pos, tile=tile)
+        before = self.state
         refusal = self._apply(*self._implied_discard(actor=seat), take)
         if refusal is not None:
             self._refuse(seat, refusal)
             return
         self.consoles[seat].message = ""
+        self.check_hand_at_take(seat, before)
         wall = self.state.wall
         if self.phase == "table_dealing" and wall is not None and wall.phase != "deal":
             await self._trigger("dealt")
@@ -592,6 +594,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             if refusal is not None:
                 self._refuse(seat, refusal)
                 return
+            self.check_winner_hand(seat, tsumo=True)
             await self._open_entry("tsumo", [seat], ())
         elif key == m.Key.RON:
             await self._ron_key(seat)

@@ -40,6 +40,9 @@ class ClaimFlow(TileFlow):
         if isinstance(target, str):
             self._refuse(seat, target)
             return
+        # Before the implied discard: a disagreement turns the tiles off, and that
+        # discard is then keyed too.
+        self.check_winner_hand(seat, tsumo=False)
         implied = self._implied_discard(actor=seat)
         refusal = self._check_after(
             implied, lambda after: walltrack.check_ron(after, (target,), (seat,))
@@ -126,6 +129,7 @@ class ClaimFlow(TileFlow):
             if refusal is not None:
                 self._refuse(seat, refusal)
                 return
+            self.check_winner_hand(seat, tsumo=False)
             if self.state.tiles is not None:
                 score = self.win_score(seat, tsumo=False, discarder=pending.discarders[0])
                 if isinstance(score, tuple):

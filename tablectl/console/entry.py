@@ -28,9 +28,10 @@ class EntryFlow(ConsoleHost):
         for seat in seats:
             # A new entry starts clean: a refusal of some earlier key (a key resent after
             # a daemon restart, say) must not show under HAN? as if the entry were refused.
+            # A hand reader's disagreement stays: it is why this win is keyed.
             self.consoles[seat].prompt = "HAN?"
             self.consoles[seat].typed = ""
-            self.consoles[seat].message = ""
+            self.consoles[seat].message = self.hand_misread.get(seat, "")
         await self._trigger("enter_result")
 
     async def _han_prompt(self, seat: int, key: m.Key) -> None:

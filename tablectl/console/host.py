@@ -129,6 +129,9 @@ class ConsoleHost:
     alerts: AlertBoard
     last_hand: dict[str, Any] | None
     wall_time: Callable[[], float]
+    #: Per seat, what its display said when its hand zone disagreed with the tiles this
+    #: hand (a keyed win entry shows it again: it says why the value is keyed).
+    hand_misread: dict[int, str]
 
     # What one flow asks of another (or of the table), resolved in :class:`Table`.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,8 @@ from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
 from tablectl.rules.state import GameState
 from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore
-from tablectl.tiles.ids import KIND_NAMES, kind
+from tablectl.tiles.ids import KIND_NAMES, TileSet, kind, tile_set
+from tablectl.tiles.tracker import SeatTiles
 
 #: What the table must report at the hello for its hands to be tile-aware.
 TILE_CAPS = m.Capability.WALL_READER | m.Capability.SEAT_READER | m.Capability.WALL_TAKE_SENSORS
@@ -66,6 +67,26 @@ def score_line(entry: WinEntry, *, fu_counts: bool = True) -> str:
     return fit(text)
 
 
+def hand_text(tiles: TileSet, missing: Sequence[int], extra: Sequence[int]) -> str:
+    """What a seat's display says when its HAND zone disagrees with its hand (after
+    ``! ``): ``hand: 0p not 5p`` (one tile read as another: ``extra`` read, ``missing``
+    held), ``hand: another 5p`` (another copy of the same kind), ``hand: no 5p 7s``,
+    ``hand: extra 5p``, or how many tiles differ when the names do not fit the line."""
+    shown, held = [tiles.name(t) for t in extra], [tiles.name(t) for t in missing]
+    if len(shown) == len(held) == 1:
+        if shown == held:
+            return f"hand: another {held[0]}"
+        return f"hand: {shown[0]} not {held[0]}"
+    text = ""
+    if held and not shown:
+        text = " ".join(("hand: no", *held))
+    elif shown and not held:
+        text = " ".join(("hand: extra", *shown))
+    if text and len(text) + 2 <= LINE:  # the line also carries the "! "
+        return text
+    return f"hand: {len(shown) + len(held)} tiles differ"
+
+
 def yaku_pages(yaku: Sequence[str]) -> list[str]:
     """The yaku cut into display lines (each name is at most one line), key 0 pages."""
     pages: list[str] = []
@@ -77,6 +98,16 @@ def yaku_pages(yaku: Sequence[str]) -> list[str]:
     return pages or [""]
 
 
+def _owned(st: SeatTiles) -> set[int]:
+    """Every tile a seat holds, has discarded, melded (called ones too) or pulled."""
+    return {
+        *st.concealed,
+        *(d.tile for d in st.discards),
+        *(t for meld in st.melds for t in meld.tiles),
+        *st.norths,
+    }
+
+
 class TileFlow(ConsoleHost):
     """The daemon's side of a table that reads its tiles (see the module docstring)."""
 
@@ -86,6 +117,11 @@ class TileFlow(ConsoleHost):
     #: The latest snapshot of every seat's meld and discard zones (seat readers).
     zone_melds: list[tuple[int, ...]]
     zone_ponds: list[tuple[int, ...]]
+    #: The latest snapshot of every seat's hand zone this hand (None: none came yet).
+    zone_hands: list[tuple[int, ...] | None]
+    #: Each seat's tiles when its turn last began (None: not since the deal or a
+    #: restart): what it took, discarded or melded since may still be in flight.
+    turn_starts: list[SeatTiles | None]
     held_meld: HeldMeld | None
 
     # ------------------------------------------------------------------ set-up
@@ -109,6 +145,9 @@ class TileFlow(ConsoleHost):
         """Forget the zones (a new hand: the shuffle empties them)."""
         self.zone_melds = [() for _ in range(self.players)]
         self.zone_ponds = [() for _ in range(self.players)]
+        self.zone_hands = [None] * self.players
+        self.turn_starts = [None] * self.players
+        self.hand_misread = {}
         self.held_meld = None
 
     def _start_tiles(self) -> None:
@@ -162,7 +201,9 @@ class TileFlow(ConsoleHost):
         """A seat reader's snapshot: kept, and read for a discard or a meld."""
         if not 0 <= seat < self.players:
             return
-        if zone == m.Zone.DISCARDS:
+        if zone == m.Zone.HAND:
+            self.zone_hands[seat] = tiles  # a check only, at the moments of check_hand
+        elif zone == m.Zone.DISCARDS:
             self.zone_ponds[seat] = tiles
             if self.tile_hand():
                 await self._pond_changed(seat)
@@ -170,6 +211,85 @@ class TileFlow(ConsoleHost):
             self.zone_melds[seat] = tiles
             if self.tile_hand():
                 self._try_meld(seat)
+
+    # ------------------------------------------------------------------ the hands
+
+    def check_hand(self, seat: int, in_flight: Collection[int] = ()) -> str | None:
+        """Compare ``seat``'s ``HAND`` zone with its hand as the tiles have it, id by id
+        (a red five is not its plain copy), leaving out ``in_flight``: tiles that moved
+        in or out of the hand so lately that the reader may not show it yet.
+
+        Called only when the seat's hand must be still (see the callers). A disagreement
+        turns the tiles off for the rest of the hand, as a reader fault does (docs/tiles.md,
+        "The daemon": the daemon cannot tell a misread from a tile moved where no reader
+        saw it, so it guesses neither) and is shown on the seat's display; returns that
+        text (``hand: 0p not 5p``), or None when they agree or no snapshot came yet."""
+        shown, tiles = self.zone_hands[seat], self.state.tiles
+        if shown is None or tiles is None:
+            return None
+        held = set(tiles.seats[seat].concealed)
+        missing = sorted(held - set(shown) - set(in_flight))
+        extra = sorted(set(shown) - held - set(in_flight))
+        if not missing and not extra:
+            return None
+        tileset = tile_set(self.rules)
+
+        def ids(found: list[int]) -> str:
+            return ", ".join(f"{tileset.name(t)} (id {t})" for t in found)
+
+        said = [f"it shows {ids(extra)}, which the seat does not hold"] if extra else []
+        said += [f"it does not show {ids(missing)}, which the seat holds"] if missing else []
+        self.tiles_off(f"seat {seat}'s hand reader disagrees with its hand: {'; '.join(said)}")
+        text = hand_text(tileset, missing, extra)
+        self.hand_misread[seat] = "! " + text
+        self._refuse(seat, text)
+        return text
+
+    def moved_this_turn(self, seat: int) -> set[int]:
+        """The tiles that came into or left ``seat``'s hand since its turn began (the take,
+        a kan or north and its replacement tile, the discard): the reader may lag them."""
+        tiles = self.state.tiles
+        if tiles is None:
+            return set()
+        now, start = tiles.seats[seat], self.turn_starts[seat]
+        if start is None:
+            return set() if now.drawn is None else {now.drawn}
+        # A tile taken and put out again this turn is in neither hand, but it is in the
+        # seat's pond or melds now and was not then.
+        return (set(start.concealed) ^ set(now.concealed)) | (_owned(now) - _owned(start))
+
+    def check_hand_at_take(self, seat: int, before: GameState) -> None:
+        """After a take that begins ``seat``'s turn (a deal block, a live draw; not a
+        replacement tile or kantan's stand-in, which come in the middle of a move): the
+        hand has been still since the seat's last move, so its zone must show it, the
+        tiles just taken either way. A disagreement is thus one that lasted from the
+        seat's last move to its next, never a reader catching up."""
+        wall, tiles, after = before.wall, before.tiles, self.state.tiles
+        if wall is None or tiles is None or after is None:
+            return
+        if wall.phase == "rinshan" or wall.replacing_call:
+            return
+        start = self.turn_starts[seat] = tiles.seats[seat]
+        self.check_hand(seat, set(after.seats[seat].concealed) - set(start.concealed))
+
+    def check_winner_hand(self, seat: int, *, tsumo: bool) -> None:
+        """At TSUMO or RON in a tile-aware hand: the winner's zone must show the hand the
+        tiles score (by tsumo, what moved this turn may lag). A disagreement turns the
+        tiles off: the win is keyed (``HAN?``, with the disagreement on line 2)."""
+        if self.tile_hand():
+            self.check_hand(seat, self.moved_this_turn(seat) if tsumo else ())
+
+    def check_hands_at_draw(self) -> bool:
+        """Before the tiles decide the exhaustive draw: every hand as its zone shows it
+        (the last discarder's last move may lag). False if one disagreed: the tiles are
+        off and the players declare the draw with the keys."""
+        wall = self.state.wall
+        last = None if wall is None else wall.last_discard
+        for seat in range(self.players):
+            lag = self.moved_this_turn(seat) if seat == last else set()
+            if self.check_hand(seat, lag) is not None:
+                return False
+        return True
 
     def _unplayed(self, seat: int) -> list[int]:
         """Tiles in ``seat``'s pond that the tiles do not have as its discards yet."""
@@ -446,6 +566,8 @@ class TileFlow(ConsoleHost):
         """The exhaustive draw as the tiles say it: each seat's display shows TENPAI,
         NOTEN or NAGASHI over the settlement, and FURITEN for a tenpai riichi the core
         made a chombo (sanma-free's furiten riichi: a noten one shows NOTEN)."""
+        if not self.check_hands_at_draw():
+            return
         draw = tiletrack.expected_draw(self.state)
         assert draw is not None
         said = {

@@ -1,7 +1,8 @@
 """The table controller at a table that reads every tile (docs/tiles.md, "The daemon"):
 the layout after the dice, discards and melds off the seat readers, the scored win and its
 OK?, the refusals a win gets from the tiles, a call that waits for its meld, the fallback
-to key entry when a reader fails, the draw the tiles decide, a restart in the middle."""
+to key entry when a reader fails, the draw the tiles decide, a restart in the middle, and
+the hand zones checked against the tiles (a reader catching up is not a disagreement)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ import pytest
 
 from firmware_bridge import messages as m
 from tablectl.console.model import WinEntry
-from tablectl.console.tiles import TILE_CAPS, score_line, yaku_pages
+from tablectl.console.tiles import TILE_CAPS, hand_text, score_line, yaku_pages
 from tablectl.rules import events as ev
 from tablectl.rules import tiletrack
+from tablectl.rules.wall import WallState
 from tablectl.table import Table
-from tablectl.tiles.ids import KIND_NAMES, kind
+from tablectl.tiles.ids import KIND_NAMES, kind, tile_set
 from tests.daemon.test_table import Rig
 from tests.tiles.kit import build_layout
 
@@ -79,23 +81,33 @@ class TileRig(Rig):
         melds = (*self.table.zone_melds[seat], *tiles)
         await self.send(m.SeatTiles(seat=seat, zone=m.Zone.MELDS, tiles=melds))
 
+    async def show_hand(self, seat: int, tiles: tuple[int, ...] | None = None) -> None:
+        """``seat``'s hand reader reports ``tiles`` (by default its hand as the tiles have
+        it now)."""
+        shown = self.hand(seat) if tiles is None else tiles
+        await self.send(m.SeatTiles(seat=seat, zone=m.Zone.HAND, tiles=shown))
+
+    async def show_hands(self) -> None:
+        """Every hand reader reports its hand as the tiles have it."""
+        for seat in range(self.players):
+            await self.show_hand(seat)
+
     async def go_round(self, *seats: int) -> None:
         """Each of ``seats`` in turn takes and throws its drawn tile."""
         for seat in seats:
             await self.take(seat)
             await self.discard(seat)
 
-    async def to_the_last_discard(self) -> int:
-        """Every seat in turn takes and throws its drawn tile until the live wall is
-        empty; the seat that made the last discard."""
+    async def play_out(self) -> WallState:
+        """After the dealer's first discard: every seat in turn takes and throws its drawn
+        tile until the wall is exhausted; the wall then (its last discard just made)."""
         wall = self.state.wall
         assert wall is not None
         while wall.live_left:
             await self.go_round(wall.turn)
             wall = self.state.wall
             assert wall is not None
-        assert wall.last_discard is not None
-        return wall.last_discard
+        return wall
 
 
 async def started(layout: dict[str, Any], preset: str = "tenhou") -> TileRig:
@@ -314,7 +326,7 @@ async def test_a_discard_the_readers_missed_puts_the_hand_back_to_key_entry() ->
 async def test_the_tiles_decide_the_exhaustive_draw() -> None:
     rig = await started({"hands": DEALER_TENPAI})
     await rig.discard(0)
-    last = await rig.to_the_last_discard()
+    last = (await rig.play_out()).last_discard
     expected = tiletrack.expected_draw(rig.state)
     assert expected is not None
     others = [s for s in range(4) if s != last]
@@ -339,7 +351,7 @@ async def test_a_furiten_riichi_at_the_draw_shows_furiten() -> None:
     await rig.take(0)
     await rig.key(0, K.RIICHI)
     await rig.discard(0, rig.tile(0, "9m"))
-    last = await rig.to_the_last_discard()
+    last = (await rig.play_out()).last_discard
     for seat in range(rig.players):
         if seat != last:
             await rig.key(seat, K.CANCEL)
@@ -438,3 +450,144 @@ async def test_a_discard_stores_nothing_new_in_the_console_state() -> None:
     await rig.discard(0)
     await rig.take(1)
     assert rig.table.flow_key() == key  # the journal commits no console state for them
+
+
+# --- the hand zones -----------------------------------------------------------------------
+
+#: Seat 1 holds the red 5p (id 52); the other 5p ids (53..55) are plain.
+RED_LAYOUT = {"hands": {**DEALER_TENPAI, 1: "234m 067m 340p 11s 79s"}, "draws": ["9s", "1z"]}
+
+
+def tiles_off(rig: TileRig) -> list[ev.TilesOff]:
+    return [e for e in rig.events if isinstance(e, ev.TilesOff)]
+
+
+async def test_hand_readers_catching_up_are_not_disagreements() -> None:
+    rig = await started(tsumo_layout())
+    await rig.show_hands()
+    # Seat 0's pond shows its discard before its hand reader lets go of it.
+    thrown = await rig.discard(0)
+    assert rig.table.zone_hands[0] == tuple(sorted((*rig.hand(0), thrown)))
+    # Seat 1's hand reader shows the tile it took only after the take.
+    await rig.take(1)
+    await rig.show_hands()  # seat 0's reader has caught up meanwhile
+    await rig.discard(1)
+    # Seat 2's shows it before the take sensor's report arrives.
+    wall, tiles = rig.state.wall, rig.state.tiles
+    assert wall is not None and tiles is not None
+    await rig.show_hand(2, (*rig.hand(2), tiles.layout[wall.live_positions[0]]))
+    await rig.take(2)
+    await rig.discard(2)
+    await rig.show_hands()
+    await rig.go_round(3)
+    await rig.show_hands()
+    # The dealer declares tsumo before its hand reader shows the winning 4p.
+    await rig.take(0)
+    await rig.key(0, K.TSUMO)
+    assert rig.lines(0)[0] == "3 HAN 30 FU 6000 OK?"
+    assert tiles_off(rig) == [] and rig.state.tiles is not None
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        ("wrong", "! hand: 5p not 0p"),  # the red 5p read as a plain one: its own id
+        ("missing", "! hand: no 0p"),
+        ("extra", "! hand: extra 7z"),
+        ("stale", "! hand: extra 1z"),  # still shows its discard at its next turn
+    ],
+)
+async def test_a_hand_that_disagrees_when_the_seats_turn_begins_turns_the_tiles_off(
+    case: str, said: str
+) -> None:
+    rig = await started(RED_LAYOUT)
+    await rig.show_hands()
+    hand = rig.hand(1)
+    shown = {
+        "wrong": tuple(53 if t == 52 else t for t in hand),
+        "missing": tuple(t for t in hand if t != 52),
+        "extra": (*hand, 135),
+        "stale": hand,
+    }[case]
+    await rig.show_hand(1, shown)
+    await rig.discard(0)
+    await rig.show_hand(0)
+    if case == "stale":
+        # Seat 1 takes the 1z and throws it; its reader never lets go of it, and the
+        # disagreement lasts to seat 1's next turn.
+        await rig.take(1)
+        await rig.show_hand(1)
+        await rig.discard(1)
+        await rig.go_round(2, 3, 0)
+        assert tiles_off(rig) == []
+    await rig.take(1)
+    (off,) = tiles_off(rig)
+    assert off.reason.startswith("seat 1's hand reader disagrees with its hand: it ")
+    assert rig.events[-1] == off and isinstance(rig.events[-2], ev.Take)
+    assert rig.lines(1)[1] == said
+    assert rig.lines(2)[1] == "KEY ENTRY: NO TILES" and rig.state.tiles is None
+    # Keyed from here on, as after a reader fault: seat 1's discard is inferred.
+    await rig.take(2)
+    assert rig.events[-2] == ev.Discard(seat=1)
+
+
+async def test_a_tsumo_on_a_hand_the_reader_disagrees_with_is_keyed() -> None:
+    rig = await started(tsumo_layout())
+    await rig.show_hands()
+    await rig.discard(0)
+    await rig.show_hand(0)
+    await rig.go_round(1, 2, 3)
+    await rig.take(0)
+    one_m = rig.tile(0, "1m")
+    await rig.show_hand(0, tuple(135 if t == one_m else t for t in rig.hand(0)))
+    await rig.key(0, K.TSUMO)
+    assert [type(e) for e in rig.events[-2:]] == [ev.Take, ev.TilesOff]
+    assert rig.lines(0) == ("HAN?", "! hand: 7z not 1m")  # why the value is keyed
+    await rig.type(0, "3")
+    await rig.key(0, K.OK)
+    await rig.type(0, "30")
+    await rig.key(0, K.OK)
+    assert rig.events[-1] == ev.Tsumo(hand=ev.Hand(seat=0, han=3, fu=30))
+
+
+async def test_a_ron_on_a_hand_the_reader_disagrees_with_is_keyed() -> None:
+    rig = await started({"hands": {**DEALER_TENPAI, 1: "234m 567m 345p 66s 78s"}, "draws": ["6s"]})
+    await rig.show_hands()
+    await rig.show_hand(1, rig.hand(1)[1:])
+    await rig.discard(0)
+    await rig.key(1, K.RON)
+    assert isinstance(rig.events[-1], ev.TilesOff) and rig.lines(1)[1] == "! hand: no 2m"
+    await rig.key(2, K.CANCEL)
+    await rig.key(3, K.CANCEL)
+    assert rig.lines(1) == ("HAN?", "! hand: no 2m")
+
+
+async def test_a_hand_that_disagrees_at_the_draw_leaves_the_draw_to_the_keys() -> None:
+    rig = await started({"hands": DEALER_TENPAI})
+    await rig.discard(0)
+    # The last discarder's reader still shows its last discard (it may lag); another
+    # seat's shows a tile too few.
+    last = (await rig.play_out()).last_discard
+    assert last is not None
+    tiles = rig.state.tiles
+    assert tiles is not None
+    await rig.show_hand(last, (*rig.hand(last), tiles.seats[last].discards[-1].tile))
+    other = (last + 1) % 4
+    await rig.show_hand(other, rig.hand(other)[1:])
+    for seat in range(4):
+        if seat != last:
+            await rig.key(seat, K.CANCEL)
+    assert isinstance(rig.events[-1], ev.TilesOff) and str(other) in rig.events[-1].reason
+    assert rig.lines(other)[1].startswith("! hand: no ")
+    await rig.key(other, K.NOTEN)  # the keyed draw, as at a table without readers
+    assert all(rig.lines(s)[0].startswith("TENPAI?") for s in range(4) if s != other)
+
+
+def test_what_a_seat_is_told_of_its_hand() -> None:
+    tiles = tile_set(TileRig(layout={"hands": DEALER_TENPAI}).rules)
+    assert hand_text(tiles, [52], [53]) == "hand: 5p not 0p"
+    assert hand_text(tiles, [53], [54]) == "hand: another 5p"
+    assert hand_text(tiles, [0, 36], []) == "hand: no 1m 1p"
+    assert hand_text(tiles, [], [135]) == "hand: extra 7z"
+    assert hand_text(tiles, [0, 4, 8, 12, 20], []) == "hand: 5 tiles differ"
+    assert hand_text(tiles, [0, 4], [8]) == "hand: 3 tiles differ"

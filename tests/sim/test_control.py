@@ -169,6 +169,7 @@ def test_fault_plan_spec() -> None:
     assert plan.due(9) == [] and len(plan.one_shots) == 1
     assert plan.describe() == "corrupt=0.01,drop=0.02,dup=0.5,unplug@300:2"
     assert FaultPlan.parse("reader@7:2:melds").one_shots == [OneShot(7, "reader", ("2", "melds"))]
+    assert FaultPlan.parse("misread@7:2").one_shots == [OneShot(7, "misread", ("2",))]
     assert len(FaultPlan.parse("random=5", 1).one_shots) == 5
     assert FaultPlan.parse("random=5", 1) == FaultPlan.parse("random=5", 1)  # seeded
     for bad, error in [
@@ -180,6 +181,8 @@ def test_fault_plan_spec() -> None:
         ("stuck@3:1:JUMP", "unknown key"),
         ("reader@3:1:lid", "unknown zone"),
         ("reader@3:7", "not a seat"),
+        ("misread@3:5", "not a seat"),
+        ("misread@3:1:melds", "takes a seat"),
         ("random=x", "integer"),
     ]:
         with pytest.raises(ValueError, match=error):

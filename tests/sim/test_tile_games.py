@@ -1,8 +1,9 @@
 """Whole games at a table that reads every tile, daemon and simulator back to back: every
 hand is tile-aware (a layout after the dice, tiles on every take, discard, call, kan and
-north), every win is scored by the daemon and agreed with OK (``... OK?``), every draw is
-decided by the tiles, the journal replays through the core with nothing refused, and the
-game exports as a tenhou.net/6 log (docs/tiles.md, "The daemon")."""
+north), no hand reader is found disagreeing with the tiles, every win is scored by the
+daemon and agreed with OK (``... OK?``), every draw is decided by the tiles, the journal
+replays through the core with nothing refused, and the game exports as a tenhou.net/6 log
+(docs/tiles.md, "The daemon"). A hand reader that misreads puts its hand back to keys."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge.messages import KeyPress, SeatDisplay
+from firmware_bridge.messages import KeyPress, SeatDisplay, SeatTiles, Zone
 from tablectl.export import export_text
 from tablectl.journal import Journal, export_game
 from tablectl.replay import replay
@@ -58,6 +59,8 @@ async def test_a_whole_game_is_read_from_the_tiles(tmp_path: Path, preset: str, 
     # The wins were scored and agreed with OK; nobody keyed han, fu, tenpai or noten.
     wins = [e for e in events if isinstance(e, ev.Ron | ev.Tsumo)]
     tx, rx = frames(played.transcript)
+    # (The hand readers reported every hand, and the daemon found them all agreeing.)
+    assert any(isinstance(m, SeatTiles) and m.zone is Zone.HAND and m.tiles for m in tx)
     shown = [d.line1 for d in rx if isinstance(d, SeatDisplay)]
     assert wins and any(line.endswith("OK?") for line in shown)
     assert not any(line.startswith(("HAN?", "FU?", "TENPAI?")) for line in shown)
@@ -70,3 +73,30 @@ async def test_a_whole_game_is_read_from_the_tiles(tmp_path: Path, preset: str, 
     # And the game is a tenhou.net/6 log.
     log = json.loads(export_text("tenhou6", load_rules(preset), events))
     assert len(log["log"]) == len(result.hands)
+
+
+async def test_a_hand_reader_that_misreads_puts_that_hand_back_to_key_entry(
+    tmp_path: Path,
+) -> None:
+    # Seat 1's hand reader reads one of its tiles as another copy of that kind from the
+    # 300th event the table sends until the next shuffle (hw_sim's misread fault): the
+    # daemon finds it at seat 1's next turn (docs/tiles.md, "The daemon").
+    played = await play(tmp_path, "tenhou", 1, faults="misread@300:1", **READERS)
+    assert len(played.finals) == 1
+    bots = played.table.bots
+    assert bots is not None and bots.refusals == []
+    _, events, lines = journal_game(tmp_path)
+    (off,) = [e for e in events if isinstance(e, ev.TilesOff)]
+    assert off.reason.startswith("seat 1's hand reader disagrees with its hand")
+    # That hand goes on keyed; every hand after it reads its tiles again.
+    at = events.index(off)
+    dice = [i for i, e in enumerate(events) if isinstance(e, ev.Dice)]
+    later = [i for i in dice if i > at]
+    assert later and all(isinstance(events[i + 1], ev.Layout) for i in later)
+    assert all(e.tile is not None for e in events[later[0] :] if isinstance(e, ev.Discard))
+    _, rx = frames(played.transcript)
+    told = [d.line2 for d in rx if isinstance(d, SeatDisplay) and d.seat == 1]
+    assert any(line.startswith("! hand: ") for line in told)
+    # The journal replays with nothing refused, to the daemon's result.
+    result = replay(lines.splitlines())
+    assert result.rejected == [] and result.as_dict()["final"] == played.finals[0]

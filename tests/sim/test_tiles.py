@@ -194,6 +194,33 @@ async def test_a_seat_reader_fault_silences_that_zone_until_cleared() -> None:
         assert await table.inject("reader", "0", "hand") == "no seat readers: nothing to fail"
 
 
+async def test_a_misreading_hand_reader_lies_until_the_next_shuffle() -> None:
+    async with table_and_host("tenhou", 3, **READERS) as (table, host):
+        await shuffle(host)
+        table.take(1, 4, 4)
+        hand = table.firmware.zones.hand(1)  # type: ignore[union-attr]
+        mark = len(table.firmware.transcript)
+        said = await table.inject("misread", "1")
+        assert said == "seat 1 hand reader misreads until the next shuffle"
+        # No fault: the reader does not know. Its first tile is read as another copy of
+        # the same kind, from now on.
+        lie = (hand[0] ^ 1, *hand[1:])
+        assert [(s.seat, s.zone, s.tiles) for s in snapshots(table, mark)] == [(1, Zone.HAND, lie)]
+        assert not any(isinstance(m, Fault) for _, m in table.firmware.transcript[mark:])
+        mark = len(table.firmware.transcript)
+        table.discard(1, hand[3])
+        assert [(s.zone, s.tiles) for s in snapshots(table, mark)] == [
+            (Zone.HAND, lie[:3]), (Zone.DISCARDS, (hand[3],))
+        ]  # fmt: skip
+        assert table.firmware.zones.hand(1) == hand[:3]  # type: ignore[union-attr]
+        # The shuffle empties the zones; the tiles that come up next are read right.
+        await shuffle(host)
+        mark = len(table.firmware.transcript)
+        table.take(1, 4, 4)
+        (snapshot,) = snapshots(table, mark)
+        assert snapshot.tiles == table.firmware.zones.hand(1)  # type: ignore[union-attr]
+
+
 async def test_the_control_interface_discards_and_melds_real_tiles() -> None:
     async with table_and_host("tenhou", 3, **READERS) as (table, host):
         await shuffle(host)
