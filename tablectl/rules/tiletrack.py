@@ -84,8 +84,8 @@ def check_ron(state: GameState, event: ev.Ron) -> Refusal | None:
             if tile is None:
                 return Refusal("not_a_win", f"seat {discarder} has no tile open to ron")
             name = KIND_NAMES[kind(tile)]
-            if not checks.is_complete((*st.concealed, tile)):
-                waits = checks.waits(st.concealed, players=state.players)
+            if not checks.is_complete(state.rules, (*st.concealed, tile)):
+                waits = checks.waits(state.rules, st.concealed)
                 return Refusal(
                     "not_a_win",
                     f"seat {hand.seat}: seat {discarder}'s {name} does not complete its hand"
@@ -121,7 +121,7 @@ def check_tsumo(state: GameState, hand: ev.Hand) -> Refusal | None:
     if tiles is None:
         return None
     st = tiles.seats[hand.seat]
-    if not checks.is_complete(st.concealed):
+    if not checks.is_complete(state.rules, st.concealed):
         drawn = "" if st.drawn is None else f" with {KIND_NAMES[kind(st.drawn)]}"
         return Refusal("not_a_win", f"seat {hand.seat}'s hand{drawn} is not complete")
     return _check_value(state, hand, tsumo=True, discarder=None)

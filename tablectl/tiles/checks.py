@@ -94,14 +94,16 @@ def _waits(hand: tuple[int, ...], three: bool) -> tuple[int, ...]:
     return tuple(out)
 
 
-def shanten(hand: Sequence[int], *, players: int = 4) -> int:
-    """Tiles away from tenpai (0) or a complete hand (-1), the ``mahjong`` package's count
-    (regular, seven pairs and thirteen orphans); ``hand`` holds 3n+1 or 3n+2 tiles."""
-    return _shanten(counts(hand), players == 3)
+def shanten(house: HouseRules, hand: Sequence[int]) -> int:
+    """Tiles away from tenpai (0) or a complete hand (-1): the ``mahjong`` package's count
+    (regular, seven pairs and thirteen orphans, the preset's set); ``hand`` holds 3n+1 or
+    3n+2 tiles."""
+    return _shanten(counts(hand), house.players == 3)
 
 
-def is_complete(hand: Sequence[int]) -> bool:
-    """The concealed ``hand`` (3n+2 tiles, the winning tile included) is complete."""
+def is_complete(house: HouseRules, hand: Sequence[int]) -> bool:
+    """The concealed ``hand`` (3n+2 tiles, the winning tile included) is complete under
+    ``house``: four sets and a pair (less the melds), seven pairs or thirteen orphans."""
     return len(hand) % 3 == 2 and _complete(counts(hand))
 
 
@@ -112,12 +114,13 @@ def is_kokushi(hand: Sequence[int]) -> bool:
     return len(kinds) == 14 and set(kinds) == TERMINALS_AND_HONOURS
 
 
-def waits(hand: Sequence[int], *, players: int = 4) -> tuple[int, ...]:
-    """The kinds that complete the concealed ``hand`` (3n+1 tiles): its waits by shape,
-    whoever holds those tiles (a kind held four times in the hand itself is none)."""
+def waits(house: HouseRules, hand: Sequence[int]) -> tuple[int, ...]:
+    """The kinds that complete the concealed ``hand`` (3n+1 tiles) as :func:`is_complete`
+    reads it: its waits by shape, whoever holds those tiles (a kind held four times in the
+    hand itself is none)."""
     if len(hand) % 3 != 1:
         return ()
-    return _waits(counts(hand), players == 3)
+    return _waits(counts(hand), house.players == 3)
 
 
 def noten_riichi_allowed(house: HouseRules) -> bool:
@@ -145,7 +148,7 @@ def tenpai_waits(
     (sanma-free, no kuitan and no atozuke): an open hand counts only if it has a yaku on a
     ron of the wait (all its waits, without atozuke; any, with it); the winds matter there
     only."""
-    shape = waits(concealed, players=house.players)
+    shape = waits(house, concealed)
     mode = house.tiles.formal_tenpai
     if mode == "not_all_four_own":
         own = counts([*concealed, *(t for m in melds for t in m.tiles)])
@@ -257,7 +260,7 @@ def furiten(house: HouseRules, tiles: TileState, seat: int, win_tile: int) -> st
     the hand).  Temporary furiten: a wait let pass since the seat's own last discard.  The
     tile being ronned is not one that was let pass."""
     st = tiles.seats[seat]
-    wait_kinds = set(waits(st.concealed, players=house.players))
+    wait_kinds = set(waits(house, st.concealed))
     waiting = kinds_text(wait_kinds)
     for tile in (*(d.tile for d in st.discards), *st.norths):
         if kind(tile) in wait_kinds:

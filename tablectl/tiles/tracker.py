@@ -497,9 +497,8 @@ def _riichi_kan(
             RIICHI_KAN,
             f"seat {seat} is in riichi: a closed kan must use the tile just drawn",
         )
-    players = house.players
-    before = checks.waits(_without(st.concealed, [drawn]), players=players)
-    after = checks.waits(rest, players=players)
+    before = checks.waits(house, _without(st.concealed, [drawn]))
+    after = checks.waits(house, rest)
     if before != after:
         return Refusal(
             RIICHI_KAN,

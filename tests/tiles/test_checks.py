@@ -19,6 +19,8 @@ from tablectl.tiles.ids import kind
 from tablectl.tiles.tracker import RiverTile, SeatTiles, TileState
 from tests.tiles.kit import Deck, Table, kinds_of, play_out
 
+TENHOU = load_rules("tenhou")
+
 
 def ids(text: str, preset: str = "tenhou") -> list[int]:
     return Deck(load_rules(preset)).take(text)
@@ -47,14 +49,14 @@ def names(kinds: tuple[int, ...]) -> str:
 )
 def test_shanten_and_waits(hand: str, shanten: int, waits: str) -> None:
     tiles = ids(hand)
-    assert checks.shanten(tiles) == shanten
-    assert names(checks.waits(tiles)) == waits
+    assert checks.shanten(TENHOU, tiles) == shanten
+    assert names(checks.waits(TENHOU, tiles)) == waits
 
 
 def test_three_player_waits_skip_2m_to_8m() -> None:
     tiles = ids("11m 99m 123p 456p 789s", "sanma-free")
-    assert names(checks.waits(tiles, players=3)) == "1m 9m"
-    assert checks.shanten(tiles, players=3) == 0
+    assert names(checks.waits(load_rules("sanma-free"), tiles)) == "1m 9m"
+    assert checks.shanten(load_rules("sanma-free"), tiles) == 0
 
 
 @pytest.mark.parametrize(
@@ -67,7 +69,7 @@ def test_three_player_waits_skip_2m_to_8m() -> None:
     ],
 )
 def test_complete_hands(hand: str, complete: bool, kokushi: bool) -> None:
-    assert checks.is_complete(ids(hand)) is complete
+    assert checks.is_complete(TENHOU, ids(hand)) is complete
     assert checks.is_kokushi(ids(hand)) is kokushi
 
 
