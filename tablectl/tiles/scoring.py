@@ -320,6 +320,82 @@ class _Win:
     yakuman: int
 
 
+def _is_open(ctx: WinContext) -> bool:
+    return any(m.opened for m in ctx.melds)
+
+
+def _held(ctx: WinContext) -> Counter[int]:
+    """The kinds of every tile of the hand, melds included."""
+    return Counter(kind(t) for t in (*ctx.concealed, *(t for m in ctx.melds for t in m.tiles)))
+
+
+def _swapped(house: HouseRules, ctx: WinContext) -> bool:
+    """jboy-sanma's north is always a value tile; the package values only the seat and
+    round winds.  With a north pair or set, the package is told the round is north and
+    the real round wind's han and pair fu are put back (:func:`_added`, :func:`_fu`)."""
+    winds = (EAST + ctx.round_wind, EAST + ctx.seat_wind)
+    return house.tiles.north == "value" and _held(ctx)[NORTH] >= 2 and NORTH not in winds
+
+
+def _late_riichi(house: HouseRules, ctx: WinContext) -> bool:
+    """Kantan (seed 004): riichi counts with calls; the package refuses an open riichi,
+    so it is added here (:func:`_added`)."""
+    riichi = ctx.riichi or ctx.double_riichi
+    return house.scoring.table == "kantan" and riichi and _is_open(ctx)
+
+
+def _added(house: HouseRules, ctx: WinContext) -> list[tuple[str, int]]:
+    """Yaku of the preset's own that the package does not find: the real round wind's set
+    after the north swap, kantan's tsumo and riichi on an open hand."""
+    added: list[tuple[str, int]] = []
+    if _swapped(house, ctx) and _held(ctx)[EAST + ctx.round_wind] >= 3:
+        added.append((YAKU_NAMES[22 + ctx.round_wind], 1))
+    kantan = house.scoring.table == "kantan"
+    if kantan and ctx.tsumo and _is_open(ctx):
+        added.append(("tsumo", 1))
+    if _late_riichi(house, ctx):
+        added.append(("double riichi", 2) if ctx.double_riichi else ("riichi", 1))
+    return added
+
+
+def _config(house: HouseRules, setup: _Setup, ctx: WinContext, *, lift: bool) -> HandConfig:
+    """The package's view of the win's situation, as the preset reads the flags.
+
+    Kantan (seed 004) has no ippatsu, rinshan, chankan, haitei or houtei; an ippatsu on a
+    chankan is dropped where the two do not combine; rinshan on the last wall tile is
+    rinshan only (the package refuses both).  ``lift``: haitei (tsumo) or houtei (ron) is
+    set only so that the package reads a hand whose yaku are all added here (its sets
+    and fu); it changes neither, and is taken out of the yaku after."""
+    tiles = house.tiles
+    kantan = house.scoring.table == "kantan"
+    late = _late_riichi(house, ctx)
+    ippatsu = ctx.ippatsu and not kantan and not (ctx.chankan and not tiles.ippatsu_chankan)
+    return HandConfig(
+        is_tsumo=ctx.tsumo,
+        is_riichi=(ctx.riichi or ctx.double_riichi) and not late,
+        is_daburu_riichi=ctx.double_riichi and not late,
+        is_ippatsu=ippatsu and not late,
+        is_rinshan=ctx.rinshan and not kantan,
+        is_chankan=ctx.chankan and not kantan,
+        is_haitei=_haitei(house, ctx) or (lift and ctx.tsumo),
+        is_houtei=_houtei(house, ctx) or (lift and not ctx.tsumo),
+        is_tenhou=ctx.tenhou,
+        is_chiihou=ctx.chiihou,
+        is_renhou=ctx.renhou and tiles.renhou == "yakuman",
+        player_wind=EAST + ctx.seat_wind,
+        round_wind=NORTH if _swapped(house, ctx) else EAST + ctx.round_wind,
+        options=setup.options,
+    )
+
+
+def _haitei(house: HouseRules, ctx: WinContext) -> bool:
+    return ctx.haitei and not ctx.rinshan and house.scoring.table != "kantan"
+
+
+def _houtei(house: HouseRules, ctx: WinContext) -> bool:
+    return ctx.houtei and house.scoring.table != "kantan"
+
+
 def _evaluate(
     house: HouseRules,
     setup: _Setup,
@@ -327,57 +403,18 @@ def _evaluate(
     extra_han: int,
 ) -> _Win | Refusal:
     """The package's best reading of the hand, with the preset's own yaku and fu code."""
-    tiles = house.tiles
     kantan = house.scoring.table == "kantan"
-    is_open = any(m.opened for m in ctx.melds)
+    is_open = _is_open(ctx)
     hand = list(ctx.concealed) + [t for m in ctx.melds for t in m.tiles]
-    counts = Counter(kind(t) for t in hand)
-    riichi = ctx.riichi or ctx.double_riichi
-    round_kind = EAST + ctx.round_wind
-    seat_kind = EAST + ctx.seat_wind
-    # Kantan (seed 004): tsumo and riichi count with calls; no ippatsu, pinfu, haitei,
-    # houtei, kans.  The package refuses an open riichi: it is added here.
-    late_riichi = kantan and riichi and is_open
-    ippatsu = ctx.ippatsu and not kantan and not (ctx.chankan and not tiles.ippatsu_chankan)
-    # jboy-sanma's north is always a value tile; the package values only the seat and
-    # round winds.  With a north pair or set, the package is told the round is north and
-    # the real round wind's han and pair fu are put back below.
-    swapped = tiles.north == "value" and counts[NORTH] >= 2 and NORTH not in (round_kind, seat_kind)
-    added: list[tuple[str, int]] = []
-    if swapped and counts[round_kind] >= 3:
-        added.append((YAKU_NAMES[22 + ctx.round_wind], 1))
-    if kantan and ctx.tsumo and is_open:
-        added.append(("tsumo", 1))
-    if late_riichi:
-        added.append(("double riichi", 2) if ctx.double_riichi else ("riichi", 1))
-    haitei = ctx.haitei and not ctx.rinshan and not kantan
-    houtei = ctx.houtei and not kantan
+    added = _added(house, ctx)
+    swapped = _swapped(house, ctx)
 
     def read(lift: bool) -> HandResponse:
-        # ``lift``: a yaku the package is told of only so that it reads a hand whose
-        # yaku are all added here (its fu and sets); haitei or houtei change neither.
-        config = HandConfig(
-            is_tsumo=ctx.tsumo,
-            is_riichi=riichi and not late_riichi,
-            is_daburu_riichi=ctx.double_riichi and not late_riichi,
-            is_ippatsu=ippatsu and not late_riichi,
-            is_rinshan=ctx.rinshan and not kantan,
-            is_chankan=ctx.chankan and not kantan,
-            # Rinshan on the last wall tile is rinshan only: the package refuses both.
-            is_haitei=haitei or (lift and ctx.tsumo),
-            is_houtei=houtei or (lift and not ctx.tsumo),
-            is_tenhou=ctx.tenhou,
-            is_chiihou=ctx.chiihou,
-            is_renhou=ctx.renhou and tiles.renhou == "yakuman",
-            player_wind=seat_kind,
-            round_wind=NORTH if swapped else round_kind,
-            options=setup.options,
-        )
         return HandCalculator.estimate_hand_value(
             hand,
             ctx.win_tile,
             melds=[_package_meld(m) for m in ctx.melds],
-            config=config,
+            config=_config(house, setup, ctx, lift=lift),
             scores_calculator_factory=_ranking(house, extra_han + sum(h for _, h in added)),
         )
 
@@ -388,9 +425,10 @@ def _evaluate(
     if response.error == HandCalculator.ERR_HAND_NOT_WINNING:
         return _not_complete(house, ctx)
     if response.error == HandCalculator.ERR_NO_YAKU:
-        return _no_yaku(house, ctx, is_open, counts)
+        return _no_yaku(house, ctx, is_open)
     if response.error:
         return Refusal("bad_context", f"the hand's flags do not go together: {response.error}")
+    chance = _haitei(house, ctx) or _houtei(house, ctx)
     yaku: list[tuple[str, int]] = []
     yakuman = 0
     pinfu_dropped = False
@@ -398,7 +436,7 @@ def _evaluate(
         if kantan and item.yaku_id == _PINFU:
             pinfu_dropped = True
             continue
-        if lifted and item.yaku_id in (_HAITEI, _HOUTEI) and not (haitei or houtei):
+        if lifted and item.yaku_id in (_HAITEI, _HOUTEI) and not chance:
             continue
         han = item.han_open if is_open and item.han_open else item.han_closed
         if item.is_yakuman:
@@ -410,12 +448,12 @@ def _evaluate(
     if not yaku:
         reason = "pinfu does not count in this preset" if pinfu_dropped else "no yaku"
         return Refusal("no_yaku", f"a complete hand without yaku: {reason}")
-    if not tiles.chance_yaku_alone and {name for name, _ in yaku} <= CHANCE_YAKU:
+    if not house.tiles.chance_yaku_alone and {name for name, _ in yaku} <= CHANCE_YAKU:
         return Refusal(
             "no_yaku",
             f"{' and '.join(n for n, _ in yaku)} alone is not a yaku in this preset",
         )
-    fu = _fu(house, ctx, response.fu_details or [], swapped, counts)
+    fu = _fu(house, ctx, response.fu_details or [], swapped)
     return _Win(yaku=tuple(yaku), fu=fu, yakuman=0)
 
 
@@ -430,7 +468,6 @@ def _fu(
     ctx: WinContext,
     details: Sequence[FuDetail],
     swapped: bool,
-    counts: Counter[int],
 ) -> int:
     """The package's fu with the preset's fu readings: the seat-and-round wind pair
     (2 or 4), tsumo fu on a rinshan win, jboy-sanma's real round wind after the swap."""
@@ -445,7 +482,7 @@ def _fu(
     if ctx.rinshan and not tiles.rinshan_tsumo_fu and _TSUMO_FU in reasons:
         raw -= 2
     round_kind, seat_kind = EAST + ctx.round_wind, EAST + ctx.seat_wind
-    if swapped and counts[round_kind] == 2:
+    if swapped and _held(ctx)[round_kind] == 2:
         given = 2 if seat_kind == round_kind else 0
         wanted = tiles.double_wind_pair_fu if seat_kind == round_kind else 2
         raw += wanted - given
@@ -469,8 +506,8 @@ def _not_complete(house: HouseRules, ctx: WinContext) -> Refusal:
     )
 
 
-def _no_yaku(house: HouseRules, ctx: WinContext, is_open: bool, counts: Counter[int]) -> Refusal:
-    simples = all(k < EAST and k % 9 not in (0, 8) for k in counts)
+def _no_yaku(house: HouseRules, ctx: WinContext, is_open: bool) -> Refusal:
+    simples = all(k < EAST and k % 9 not in (0, 8) for k in _held(ctx))
     if is_open and simples and not house.tiles.kuitan:
         why = "an open hand without yaku (kuitan is off in this preset: open tanyao does not count)"
     elif is_open:
