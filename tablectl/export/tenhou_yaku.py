@@ -93,17 +93,24 @@ DORA_NAMES = {
 }
 #: sanma-free's han for a closed kan (its ``tiles.closed_kan_bonus_han``).
 CLOSED_KAN = ("closed kan", "暗槓")
+#: A four-tile chiitoitsu, at the preset's ``tiles.four_tile_chiitoitsu_han``; listed
+#: where tenhou.net lists 七対子.
+FOUR_TILE_CHIITOITSU = ("4-tile chiitoitsu", "四枚使い七対子")
 URA = "裏ドラ"
-_ORDER = [name for name, _, _ in TENHOU_YAKU.values()] + [
-    *dict.fromkeys(DORA_NAMES.values()),
-    CLOSED_KAN[1],
-]
+_ORDER = [name for name, _, _ in TENHOU_YAKU.values()]
+_ORDER.insert(_ORDER.index("七対子") + 1, FOUR_TILE_CHIITOITSU[1])
+_ORDER += [*dict.fromkeys(DORA_NAMES.values()), CLOSED_KAN[1]]
 
 
 def _han(rules: HouseRules, score: HandScore, name: str, opened: bool) -> tuple[str, int]:
     """tenhou.net's name of one of the scorer's entries, and its han."""
-    if name == CLOSED_KAN[0]:
-        return CLOSED_KAN[1], rules.tiles.closed_kan_bonus_han
+    # The entries whose han are a preset option, not the package's.
+    preset_han = {
+        CLOSED_KAN[0]: (CLOSED_KAN[1], rules.tiles.closed_kan_bonus_han),
+        FOUR_TILE_CHIITOITSU[0]: (FOUR_TILE_CHIITOITSU[1], rules.tiles.four_tile_chiitoitsu_han),
+    }
+    if name in preset_han:
+        return preset_han[name]
     if name in TENHOU_YAKU:
         tenhou, closed, open_ = TENHOU_YAKU[name]
         if name == "renhou" and not score.yakuman:

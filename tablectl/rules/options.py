@@ -341,6 +341,13 @@ class TileOptions:
     )
     closed_kan_bonus_han: int = opt(0, "sanma-free: a closed kan adds this many han (once)", min=0)
     tsumo_pinfu: bool = opt(True, "pinfu tsumo scores")
+    four_tile_chiitoitsu_han: int = opt(
+        0,
+        "seven pairs with four of a kind counted as two of the pairs (4枚使いの七対子):"
+        " 0 = not a winning hand, else its han (kantan 2, as any chiitoitsu; sanma-free 3)",
+        min=0,
+        max=13,
+    )
     pon_beats_chi: bool = opt(True, "a pon declared with a chi takes precedence")
 
 

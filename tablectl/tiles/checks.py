@@ -5,7 +5,10 @@ Pure and deterministic.  The ``mahjong`` package (shanten and complete-hand test
 imported when a check first needs it, so a table that does not read tiles never loads it.
 Tiles are ids 0..135 (:mod:`.ids`); a *hand* here is the concealed tiles only: a seat's
 melds are whole sets and take no part in shanten or waits (the ``mahjong`` package counts
-a hand of 3n+1 or 3n+2 tiles with the missing sets as melds).
+a hand of 3n+1 or 3n+2 tiles with the missing sets as melds).  What makes a hand complete
+is the preset's: its set (three players: no 2m..8m) and whether four of a kind may be two
+of a chiitoitsu's pairs (``tiles.four_tile_chiitoitsu_han``), which the package never
+counts.
 """
 
 from __future__ import annotations
@@ -66,22 +69,34 @@ def kinds_text(kinds: Iterable[int]) -> str:
     return " ".join(KIND_NAMES[k] for k in sorted(kinds)) or "nothing"
 
 
+def _four_pairs(hand: tuple[int, ...]) -> int:
+    """The pairs of a seven-pairs hand when four of a kind counts as two of them."""
+    return min(7, sum(n // 2 for n in hand))
+
+
 @lru_cache(maxsize=1 << 16)
-def _shanten(hand: tuple[int, ...], three: bool) -> int:
+def _shanten(hand: tuple[int, ...], three: bool, fours: bool) -> int:
     from mahjong.shanten import Shanten
 
-    return Shanten.calculate_shanten(list(hand), is_three_player=three)
+    found = Shanten.calculate_shanten(list(hand), is_three_player=three)
+    if fours and sum(hand) >= 13:
+        # The package's seven pairs are seven different kinds; with fours allowed a kind
+        # held four times is two pairs and a lone tile no longer costs a step.
+        found = min(found, 6 - _four_pairs(hand))
+    return found
 
 
 @lru_cache(maxsize=1 << 16)
-def _complete(hand: tuple[int, ...]) -> bool:
+def _complete(hand: tuple[int, ...], fours: bool) -> bool:
     from mahjong.agari import Agari
 
+    if fours and sum(hand) == 14 and _four_pairs(hand) == 7:
+        return True
     return bool(Agari.is_agari(list(hand)))
 
 
 @lru_cache(maxsize=1 << 16)
-def _waits(hand: tuple[int, ...], three: bool) -> tuple[int, ...]:
+def _waits(hand: tuple[int, ...], three: bool, fours: bool) -> tuple[int, ...]:
     out = []
     for k in range(KINDS):
         # No fifth tile: a kind held four times in the hand is no wait (1111m tanki).
@@ -89,22 +104,27 @@ def _waits(hand: tuple[int, ...], three: bool) -> tuple[int, ...]:
             continue
         plus = list(hand)
         plus[k] += 1
-        if _complete(tuple(plus)):
+        if _complete(tuple(plus), fours):
             out.append(k)
     return tuple(out)
 
 
+def _fours(house: HouseRules) -> bool:
+    return house.tiles.four_tile_chiitoitsu_han > 0
+
+
 def shanten(house: HouseRules, hand: Sequence[int]) -> int:
     """Tiles away from tenpai (0) or a complete hand (-1): the ``mahjong`` package's count
-    (regular, seven pairs and thirteen orphans, the preset's set); ``hand`` holds 3n+1 or
-    3n+2 tiles."""
-    return _shanten(counts(hand), house.players == 3)
+    (regular, seven pairs and thirteen orphans, the preset's set), and seven pairs with
+    four of a kind as two where the preset allows it; ``hand`` holds 3n+1 or 3n+2 tiles."""
+    return _shanten(counts(hand), house.players == 3, _fours(house))
 
 
 def is_complete(house: HouseRules, hand: Sequence[int]) -> bool:
-    """The concealed ``hand`` (3n+2 tiles, the winning tile included) is complete under
-    ``house``: four sets and a pair (less the melds), seven pairs or thirteen orphans."""
-    return len(hand) % 3 == 2 and _complete(counts(hand))
+    """The concealed ``hand`` (3n+2 tiles, the winning tile included) is complete: four
+    sets and a pair (less the melds), seven pairs (four of a kind as two of them where the
+    preset allows it) or thirteen orphans."""
+    return len(hand) % 3 == 2 and _complete(counts(hand), _fours(house))
 
 
 def is_kokushi(hand: Sequence[int]) -> bool:
@@ -117,10 +137,11 @@ def is_kokushi(hand: Sequence[int]) -> bool:
 def waits(house: HouseRules, hand: Sequence[int]) -> tuple[int, ...]:
     """The kinds that complete the concealed ``hand`` (3n+1 tiles) as :func:`is_complete`
     reads it: its waits by shape, whoever holds those tiles (a kind held four times in the
-    hand itself is none)."""
+    hand itself is none).  A hand tenpai both as a meld hand and as a four-tile
+    chiitoitsu waits on both (sanma-free's seed: シャボとのチートイツの単騎待ち)."""
     if len(hand) % 3 != 1:
         return ()
-    return _waits(counts(hand), house.players == 3)
+    return _waits(counts(hand), house.players == 3, _fours(house))
 
 
 def noten_riichi_allowed(house: HouseRules) -> bool:

@@ -20,7 +20,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from mahjong.agari import Agari
 from mahjong.hand_calculating.fu import FuCalculator, FuDetail
 from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, OptionalRules
@@ -28,12 +27,12 @@ from mahjong.hand_calculating.hand_response import HandResponse
 from mahjong.hand_calculating.scores import ScoresCalculator, ScoresResult
 from mahjong.hand_calculating.yaku import Yaku
 from mahjong.meld import Meld as PackageMeld
-from mahjong.shanten import Shanten
 
 from tablectl.rules.events import Hand
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import MAX_HAN, VALID_FU, hand_value, ron_points
+from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore, Meld, WinContext
 from tablectl.tiles.ids import KIND_NAMES, TileSet, kind, tile_set
 
@@ -81,14 +80,12 @@ class _Setup:
     """What a preset fixes for every hand: its tile set and the package's options."""
 
     tiles: TileSet
-    kinds: frozenset[int]
     options: OptionalRules
 
 
 @lru_cache(maxsize=32)
 def _setup(house: HouseRules) -> _Setup:
-    tiles = tile_set(house)
-    return _Setup(tiles=tiles, kinds=frozenset(kind(t) for t in tiles.ids), options=_options(house))
+    return _Setup(tiles=tile_set(house), options=_options(house))
 
 
 def _options(house: HouseRules) -> OptionalRules:
@@ -267,9 +264,19 @@ def _bonuses(house: HouseRules, setup: _Setup, ctx: WinContext) -> list[tuple[st
 # --- the package ----------------------------------------------------------------------
 
 
+def _worth(house: HouseRules, han: int, fu: int, yakuman: int) -> int:
+    """What the preset pays for a non-dealer's ron of this value: how the readings of one
+    hand are ranked (its table, kiriage, the limits)."""
+    if yakuman:
+        value = hand_value(house, yakuman=max(1, min(yakuman, 6)))
+    else:
+        value = hand_value(house, han=min(han, MAX_HAN), fu=min(fu, VALID_FU[-1]), tsumo=True)
+    return 0 if isinstance(value, Refusal) else ron_points(house, value, dealer=False)
+
+
 def _ranking(house: HouseRules, extra_han: int) -> type[ScoresCalculator]:
     """A scores calculator that ranks the package's readings of one hand as the preset
-    pays them (its table, kiriage, the dora the package does not see), so that the
+    pays them (:func:`_worth`, with the dora the package does not see), so that the
     reading the package keeps is the one worth most here."""
 
     class Ranked(ScoresCalculator):
@@ -278,11 +285,9 @@ def _ranking(house: HouseRules, extra_han: int) -> type[ScoresCalculator]:
             han: int, fu: int, config: HandConfig, is_yakuman: bool = False
         ) -> ScoresResult:
             if is_yakuman:
-                value = hand_value(house, yakuman=max(1, min(han // 13, 6)))
+                points = _worth(house, 0, 0, han // 13)
             else:
-                total = min(han + extra_han, MAX_HAN)
-                value = hand_value(house, han=total, fu=min(fu, VALID_FU[-1]), tsumo=True)
-            points = 0 if isinstance(value, Refusal) else ron_points(house, value, dealer=False)
+                points = _worth(house, han + extra_han, fu, 0)
             return ScoresResult(
                 main=points, additional=0, main_bonus=0, additional_bonus=0,
                 kyoutaku_bonus=0, total=points, yaku_level="",
@@ -318,6 +323,10 @@ class _Win:
     yaku: tuple[tuple[str, int], ...]
     fu: int
     yakuman: int
+
+    def worth(self, house: HouseRules, extra_han: int) -> int:
+        """What the preset pays for this reading (see :func:`_worth`)."""
+        return _worth(house, sum(h for _, h in self.yaku) + extra_han, self.fu, self.yakuman)
 
 
 def _is_open(ctx: WinContext) -> bool:
@@ -402,6 +411,26 @@ def _evaluate(
     ctx: WinContext,
     extra_han: int,
 ) -> _Win | Refusal:
+    """The reading of the hand worth most under the preset: the package's best one with
+    the preset's own yaku and fu code, or a four-tile chiitoitsu (:func:`_read_four_pairs`);
+    the package's refusal when there is none."""
+    found = _read_package(house, setup, ctx, extra_han)
+    readings = [found] if isinstance(found, _Win) else []
+    pairs = _read_four_pairs(house, setup, ctx)
+    if pairs is not None:
+        readings.append(pairs)
+    if not readings:
+        return found
+    # max() keeps the first of equals: the package's reading.
+    return max(readings, key=lambda win: win.worth(house, extra_han))
+
+
+def _read_package(
+    house: HouseRules,
+    setup: _Setup,
+    ctx: WinContext,
+    extra_han: int,
+) -> _Win | Refusal:
     """The package's best reading of the hand, with the preset's own yaku and fu code."""
     kantan = house.scoring.table == "kantan"
     is_open = _is_open(ctx)
@@ -457,6 +486,69 @@ def _evaluate(
     return _Win(yaku=tuple(yaku), fu=fu, yakuman=0)
 
 
+#: The display name of a four-tile chiitoitsu (its han are the preset's).
+FOUR_TILE_CHIITOITSU = "4-tile chiitoitsu"
+_CHIITOITSU_FU = 25
+
+
+def _read_four_pairs(house: HouseRules, setup: _Setup, ctx: WinContext) -> _Win | None:
+    """Seven pairs with four of a kind as two of them (4枚使いの七対子), where the preset
+    counts it (``tiles.four_tile_chiitoitsu_han``: its han); None for any other hand.
+
+    The package reads seven *different* pairs only.  The other yaku are the package's: the
+    situation's from the same config as its own reading (tsumo, riichi, ippatsu, chankan,
+    haitei, houtei, tenhou, chiihou, renhou as a yakuman) and, tested on the pairs by the
+    package's own yaku, those of the tiles a seven-pairs hand can hold: tanyao, honroutou,
+    honitsu or chinitsu, and the yakuman tsuuiisou, chinroutou and ryuuiisou (all of one
+    kind of tile, which four of a kind makes possible in seven pairs).  Fu: a
+    chiitoitsu's 25."""
+    han = house.tiles.four_tile_chiitoitsu_han
+    held = Counter(kind(t) for t in ctx.concealed)
+    if not han or ctx.melds or any(n % 2 for n in held.values()) or max(held.values()) < 4:
+        return None
+    pairs = [[k, k] for k in sorted(held) for _ in range(held[k] // 2)]
+    config = _config(house, setup, ctx, lift=False)
+    y = config.yaku
+    chinitsu = y.chinitsu.is_condition_met(pairs)
+    # In the package's order; its chiitoitsu stands for the shape, at the preset's han.
+    found = [
+        item
+        for item, holds in (
+            (y.tsumo, config.is_tsumo),
+            (y.chiitoitsu, True),
+            (y.tanyao, y.tanyao.is_condition_met(pairs)),
+            (y.riichi, config.is_riichi and not config.is_daburu_riichi),
+            (y.daburu_riichi, config.is_daburu_riichi),
+            (y.ippatsu, config.is_ippatsu),
+            (y.chankan, config.is_chankan),
+            (y.haitei, config.is_haitei),
+            (y.houtei, config.is_houtei),
+            (y.renhou_yakuman, config.is_renhou),
+            (y.tenhou, config.is_tenhou),
+            (y.chiihou, config.is_chiihou),
+            (y.chinitsu, chinitsu),
+            (y.honitsu, not chinitsu and y.honitsu.is_condition_met(pairs)),
+            (y.tsuisou, y.tsuisou.is_condition_met(pairs)),
+            (y.honroto, y.honroto.is_condition_met(pairs)),
+            (y.chinroto, y.chinroto.is_condition_met(pairs)),
+            (y.ryuisou, y.ryuisou.is_condition_met(pairs)),
+        )
+        if holds
+    ]
+    yakuman = [item for item in found if item.is_yakuman]
+    if yakuman:
+        names = tuple((_name(item, False), item.han_closed) for item in yakuman)
+        count = sum(max(1, item.han_closed // 13) for item in yakuman)
+        return _Win(yaku=names, fu=0, yakuman=count)
+    yaku = tuple(
+        (FOUR_TILE_CHIITOITSU, han)
+        if item is y.chiitoitsu
+        else (_name(item, False), item.han_closed)
+        for item in found
+    )
+    return _Win(yaku=yaku, fu=_CHIITOITSU_FU, yakuman=0)
+
+
 def _name(item: Yaku, swapped: bool) -> str:
     if swapped and item.yaku_id == _ROUND_NORTH:
         return "north"
@@ -493,16 +585,18 @@ def _fu(
 
 
 def _not_complete(house: HouseRules, ctx: WinContext) -> Refusal:
-    counts = [0] * 34
-    for t in ctx.concealed:
-        counts[kind(t)] += 1
-    away = Shanten.calculate_shanten(counts, is_three_player=house.players == 3)
+    away = checks.shanten(house, ctx.concealed)
     melds = f" with {len(ctx.melds)} melds" if ctx.melds else ""
     distance = f" ({away + 1} tile(s) away from one)" if away >= 0 else ""
+    pairs = (
+        "seven pairs (four of a kind as two)"
+        if house.tiles.four_tile_chiitoitsu_han
+        else "seven different pairs"
+    )
     return Refusal(
         "not_complete",
         f"{compact(ctx.concealed)}{melds} is not a winning hand: it needs four sets and a"
-        f" pair, seven different pairs or thirteen orphans{distance}",
+        f" pair, {pairs} or thirteen orphans{distance}",
     )
 
 
@@ -522,25 +616,18 @@ def _no_yaku(house: HouseRules, ctx: WinContext, is_open: bool) -> Refusal:
 def _atozuke(house: HouseRules, setup: _Setup, ctx: WinContext) -> Refusal | None:
     """Sanma-free (seed 003, 後付け無し): when any wait of the hand before the winning tile
     would win without yaku, a win on a wait with yaku is refused too, unless riichi or a
-    closed tsumo (menzen tsumo is a yaku on every wait).  Each other wait is read with the
-    same flags; dora are not yaku."""
-    is_open = any(m.opened for m in ctx.melds)
-    if ctx.riichi or ctx.double_riichi or (ctx.tsumo and not is_open):
+    closed tsumo (menzen tsumo is a yaku on every wait).  The waits are those of
+    :func:`~tablectl.tiles.checks.waits` (a four-tile chiitoitsu's single among them, where
+    the preset counts it), less a kind whose four tiles the hand holds; each is read with
+    the same flags; dora are not yaku."""
+    if ctx.riichi or ctx.double_riichi or (ctx.tsumo and not _is_open(ctx)):
         return None
     waiting = list(ctx.concealed)
     waiting.remove(ctx.win_tile)
-    held = Counter(kind(t) for t in (*waiting, *(t for m in ctx.melds for t in m.tiles)))
+    held = _held(ctx)
     used = set(ctx.concealed) | {t for m in ctx.melds for t in m.tiles}
-    base = [0] * 34
-    for t in waiting:
-        base[kind(t)] += 1
-    for k in sorted(setup.kinds):
+    for k in checks.waits(house, waiting):
         if k == kind(ctx.win_tile) or held[k] >= 4:
-            continue
-        base[k] += 1
-        complete = Agari.is_agari(base)
-        base[k] -= 1
-        if not complete:
             continue
         tile = next(t for t in range(4 * k, 4 * k + 4) if t not in used)
         other = replace(ctx, concealed=(*waiting, tile), win_tile=tile)

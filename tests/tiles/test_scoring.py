@@ -23,7 +23,13 @@ from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points
 from tablectl.tiles.hand import HandScore
-from tablectl.tiles.scoring import YAKU_NAMES, compact, score_win, to_hand
+from tablectl.tiles.scoring import (
+    FOUR_TILE_CHIITOITSU,
+    YAKU_NAMES,
+    compact,
+    score_win,
+    to_hand,
+)
 from tests.tiles.tilestr import Tiles, kinds, win
 
 RULES = {
@@ -127,6 +133,17 @@ ATOZUKE = ("23456789p345s55z", "1p", {})
 # Kantan: no pinfu, no ippatsu, no ura; tsumo counts with calls.
 OPEN_TSUMO = ("567p345s678s9p", "9p", {"melds": [("chi", "123m")], "tsumo": True})
 PINFU_ONLY = ("123m567m234p67s99p", "8s", {})
+# Seven pairs with four of a kind as two (4枚使いの七対子): a single 7z beside 1111p;
+# sanma-free 3 han (seed 003: 3翻役), kantan 2 (seed 004: 七対子 2, ※4枚使い有り), refused
+# elsewhere (ariari, seed 000: チートイツの4枚使いは認めない).
+FOUR_PAIRS = ("1111p22p55s99s11z7z", "7z", {})
+FOUR_PAIRS_TANYAO = ("2222m33m44m66p77p8s", "8s", {})
+# Seed 003's compound form (シャボとのチートイツの単騎待ち): 9s makes seven pairs beside
+# 999s, 1z or 2z the meld hand 123p 123p 999s (iipeikou, chanta, the wind).
+COMPOUND = "112233p999s11z22z"
+# Complete both ways: 11p 123p 123p 567s 567s or seven pairs with 1111p; the meld hand's
+# ryanpeikou (3) ties sanma-free's 3 and beats kantan's 2.
+BOTH_WAYS = ("1111p223p556677s", "3p", {})
 
 PRESETS = [
     ("ariari", *DOUBLE_WIND, hs(1, 50, "riichi")),
@@ -174,6 +191,17 @@ PRESETS = [
     ("kantan", *CHANKAN[:2], {"riichi": True, "ippatsu": True, "ura": "4p"}, hs(1, None, "riichi")),
     ("kantan", *OPEN_TSUMO, hs(1, None, "tsumo")),
     ("kantan", *TWO_YAKUMAN, hs(0, None, "daisangen", "tsuuiisou", yakuman=1)),
+    ("sanma-free", *FOUR_PAIRS, hs(3, 30, "4-tile chiitoitsu")),
+    ("sanma-free", *FOUR_PAIRS[:2], {"tsumo": True, "riichi": True},
+     hs(5, 30, "tsumo", "4-tile chiitoitsu", "riichi")),
+    ("kantan", *FOUR_PAIRS, hs(2, None, "4-tile chiitoitsu")),
+    ("kantan", *FOUR_PAIRS_TANYAO, hs(3, None, "4-tile chiitoitsu", "tanyao")),
+    # the package's yakuman tests on the pairs: all honours with four east
+    ("kantan", "1111z22z33z44z55z6z", "6z", {}, hs(0, None, "tsuuiisou", yakuman=1)),
+    ("sanma-free", COMPOUND, "9s", {}, hs(3, 30, "4-tile chiitoitsu")),
+    ("sanma-free", COMPOUND, "1z", {}, hs(4, 30, "iipeikou", "round east", "chanta")),
+    ("sanma-free", *BOTH_WAYS, hs(3, 30, "ryanpeikou")),
+    ("kantan", *BOTH_WAYS, hs(3, None, "ryanpeikou")),
 ]  # fmt: skip
 
 
@@ -199,6 +227,14 @@ REFUSED = [
     ("tenhou", *PINFU_ONLY[:2], {"rinshan": True, "tsumo": True}, "bad_context", "after a kan"),
     ("tenhou", *PINFU_ONLY[:2], {"north_count": 1}, "bad_context", "pulls no norths"),
     ("tenhou", *PINFU_ONLY[:2], {"seat": 0, "renhou": True}, "bad_context", "renhou"),
+    *[(preset, *FOUR_PAIRS, "not_complete", "seven different pairs")
+      for preset in ("ariari", "tenhou", "jboy", "jboy-sanma", "kenko", "mleague", "wrc",
+                     "ema")],
+    ("sanma-free", "1111z222z333z44z6z", "6z", {}, "not_complete",
+     "seven pairs (four of a kind as two)"),
+    # 3p completes ryanpeikou or the four-tile chiitoitsu, 4s 111p 222p 123p 33p 444s,
+    # which has no yaku: no ron without riichi (no atozuke).
+    ("sanma-free", "11112222333p44s", "3p", {}, "atozuke", "a win on 4s would have no yaku"),
 ]  # fmt: skip
 
 
@@ -258,7 +294,7 @@ def test_to_hand(score_: HandScore, hand: tuple[int, int | None, int]) -> None:
 
 
 def test_the_display_names_fit_the_line() -> None:
-    assert all(len(name) <= 20 for name in YAKU_NAMES.values())
+    assert all(len(name) <= 20 for name in (*YAKU_NAMES.values(), FOUR_TILE_CHIITOITSU))
 
 
 def test_the_helper_notation() -> None:
