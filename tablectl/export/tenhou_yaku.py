@@ -57,6 +57,9 @@ TENHOU_YAKU: dict[str, tuple[str, int, int]] = {
     "shousangen": ("小三元", 2, 2),
     "honroutou": ("混老頭", 2, 2),
     "ryanpeikou": ("二盃口", 3, 0),
+    # The local yaku (``tiles.local_yaku``), at kantan's han.
+    "isshoku sanjun": ("一色三順", 3, 0),
+    "sanrenkou": ("三連刻", 2, 2),
     "junchan": ("純全帯幺九", 3, 2),
     "honitsu": ("混一色", 3, 2),
     "chinitsu": ("清一色", 6, 5),
@@ -79,6 +82,8 @@ TENHOU_YAKU: dict[str, tuple[str, int, int]] = {
     "suukantsu": ("四槓子", 13, 13),
     "daisharin": ("大車輪", 13, 0),
     "daichisei": ("大七星", 13, 0),
+    "isshoku yonjun": ("一色四順", 13, 13),
+    "suurenkou": ("四連刻", 13, 13),
     "paarenchan": ("八連荘", 13, 13),
     "sashikomi": ("差し込み", 13, 0),
 }

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 ABORTIVE_DRAWS = ("nine_terminals", "four_winds", "four_riichi", "triple_ron", "four_kans")
 PAO_YAKUMAN = ("daisangen", "daisuushii", "suukantsu")
+LOCAL_YAKU = ("isshoku_sanjun", "sanrenkou", "isshoku_yonjun", "suurenkou")
 
 
 def opt(default: Any, doc: str, **checks: Any) -> Any:
@@ -347,6 +348,14 @@ class TileOptions:
         " 0 = not a winning hand, else its han (kantan 2, as any chiitoitsu; sanma-free 3)",
         min=0,
         max=13,
+    )
+    local_yaku: tuple[str, ...] = opt(
+        (),
+        "local yaku scored, at kantan's values (seed 004): isshoku_sanjun (three identical"
+        " runs: 3 han, closed only), sanrenkou (three triplets in a row in one suit: 2 han),"
+        " isshoku_yonjun (four identical runs) and suurenkou (four triplets in a row):"
+        " yakuman, with calls too",
+        items=LOCAL_YAKU,
     )
     pon_beats_chi: bool = opt(True, "a pon declared with a chi takes precedence")
 

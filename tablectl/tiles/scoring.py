@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from mahjong.hand_calculating.divider import HandDivider
 from mahjong.hand_calculating.fu import FuCalculator, FuDetail
 from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, OptionalRules
@@ -53,7 +54,7 @@ WIND_NAMES = ("east", "south", "west", "north")
 #: The fu of the package's fu details that the presets read differently.
 _DOUBLE_PAIR = FuCalculator.DOUBLE_VALUED_PAIR
 _TSUMO_FU = FuCalculator.TSUMO
-_HAITEI, _HOUTEI, _PINFU, _ROUND_NORTH = 6, 7, 12, 25
+_HAITEI, _HOUTEI, _PINFU, _IIPEIKOU, _ROUND_NORTH = 6, 7, 12, 14, 25
 CHANCE_YAKU = frozenset({"haitei", "houtei", "rinshan", "chankan"})
 
 #: Short English names, by the package's yaku id, for the display's second line.
@@ -367,18 +368,24 @@ def _added(house: HouseRules, ctx: WinContext) -> list[tuple[str, int]]:
     return added
 
 
-def _config(house: HouseRules, setup: _Setup, ctx: WinContext, *, lift: bool) -> HandConfig:
+def _config(
+    house: HouseRules, setup: _Setup, ctx: WinContext, *, lift: bool, fixed: bool = False
+) -> HandConfig:
     """The package's view of the win's situation, as the preset reads the flags.
 
     Kantan (seed 004) has no ippatsu, rinshan, chankan, haitei or houtei; an ippatsu on a
     chankan is dropped where the two do not combine; rinshan on the last wall tile is
     rinshan only (the package refuses both).  ``lift``: haitei (tsumo) or houtei (ron) is
     set only so that the package reads a hand whose yaku are all added here (its sets
-    and fu); it changes neither, and is taken out of the yaku after."""
+    and fu); it changes neither, and is taken out of the yaku after.  ``fixed``: closed
+    melds fix the reading (:func:`_fixed_melds`), and the package refuses tenhou, chiihou
+    and renhou with melds: they are left out, for the caller to put back
+    (:func:`_blessings`)."""
     tiles = house.tiles
     kantan = house.scoring.table == "kantan"
     late = _late_riichi(house, ctx)
     ippatsu = ctx.ippatsu and not kantan and not (ctx.chankan and not tiles.ippatsu_chankan)
+    blessed = not fixed
     return HandConfig(
         is_tsumo=ctx.tsumo,
         is_riichi=(ctx.riichi or ctx.double_riichi) and not late,
@@ -388,13 +395,23 @@ def _config(house: HouseRules, setup: _Setup, ctx: WinContext, *, lift: bool) ->
         is_chankan=ctx.chankan and not kantan,
         is_haitei=_haitei(house, ctx) or (lift and ctx.tsumo),
         is_houtei=_houtei(house, ctx) or (lift and not ctx.tsumo),
-        is_tenhou=ctx.tenhou,
-        is_chiihou=ctx.chiihou,
-        is_renhou=ctx.renhou and tiles.renhou == "yakuman",
+        is_tenhou=ctx.tenhou and blessed,
+        is_chiihou=ctx.chiihou and blessed,
+        is_renhou=ctx.renhou and tiles.renhou == "yakuman" and blessed,
         player_wind=EAST + ctx.seat_wind,
         round_wind=NORTH if _swapped(house, ctx) else EAST + ctx.round_wind,
         options=setup.options,
     )
+
+
+def _blessings(house: HouseRules, ctx: WinContext) -> list[tuple[str, int]]:
+    """Tenhou, chiihou and renhou as a yakuman: yakuman whatever the reading."""
+    blessed = (
+        ("tenhou", ctx.tenhou),
+        ("chiihou", ctx.chiihou),
+        ("renhou", ctx.renhou and house.tiles.renhou == "yakuman"),
+    )
+    return [(name, 13) for name, on in blessed if on]
 
 
 def _haitei(house: HouseRules, ctx: WinContext) -> bool:
@@ -412,17 +429,20 @@ def _evaluate(
     extra_han: int,
 ) -> _Win | Refusal:
     """The reading of the hand worth most under the preset: the package's best one with
-    the preset's own yaku and fu code, or a four-tile chiitoitsu (:func:`_read_four_pairs`);
-    the package's refusal when there is none."""
+    the preset's own yaku and fu code, one with a local yaku (:func:`_read_local`), or a
+    four-tile chiitoitsu (:func:`_read_four_pairs`); the package's refusal when there is
+    none."""
     found = _read_package(house, setup, ctx, extra_han)
     readings = [found] if isinstance(found, _Win) else []
+    readings += _read_local(house, setup, ctx, extra_han)
     pairs = _read_four_pairs(house, setup, ctx)
     if pairs is not None:
         readings.append(pairs)
     if not readings:
         return found
-    # max() keeps the first of equals: the package's reading.
-    return max(readings, key=lambda win: win.worth(house, extra_han))
+    # Of equal worth, the one with more yakuman (a single-yakuman table still names them
+    # all), then the first: the package's reading.
+    return max(readings, key=lambda win: (win.worth(house, extra_han), win.yakuman))
 
 
 def _read_package(
@@ -430,26 +450,41 @@ def _read_package(
     setup: _Setup,
     ctx: WinContext,
     extra_han: int,
+    local: _Local | None = None,
 ) -> _Win | Refusal:
-    """The package's best reading of the hand, with the preset's own yaku and fu code."""
+    """The package's best reading of the hand, with the preset's own yaku and fu code;
+    with ``local``, its best reading that holds that local yaku's sets, the local yaku
+    with it."""
     kantan = house.scoring.table == "kantan"
     is_open = _is_open(ctx)
     hand = list(ctx.concealed) + [t for m in ctx.melds for t in m.tiles]
+    melds = [_package_meld(m) for m in ctx.melds]
     added = _added(house, ctx)
+    added_yakuman: list[tuple[str, int]] = []
+    replaced: frozenset[int] = frozenset()
+    fixed = False
+    if local is not None:
+        fixing = _fixed_melds(ctx, local.sets)
+        melds += fixing
+        fixed = bool(fixing)
+        if fixed:
+            added_yakuman += _blessings(house, ctx)
+        (added_yakuman if local.yakuman else added).append((local.name, local.han))
+        replaced = local.replaces
     swapped = _swapped(house, ctx)
 
     def read(lift: bool) -> HandResponse:
         return HandCalculator.estimate_hand_value(
             hand,
             ctx.win_tile,
-            melds=[_package_meld(m) for m in ctx.melds],
-            config=_config(house, setup, ctx, lift=lift),
+            melds=melds,
+            config=_config(house, setup, ctx, lift=lift, fixed=fixed),
             scores_calculator_factory=_ranking(house, extra_han + sum(h for _, h in added)),
         )
 
     response = read(lift=False)
     lifted = False
-    if response.error == HandCalculator.ERR_NO_YAKU and added:
+    if response.error == HandCalculator.ERR_NO_YAKU and (added or added_yakuman):
         response, lifted = read(lift=True), True
     if response.error == HandCalculator.ERR_HAND_NOT_WINNING:
         return _not_complete(house, ctx)
@@ -459,7 +494,7 @@ def _read_package(
         return Refusal("bad_context", f"the hand's flags do not go together: {response.error}")
     chance = _haitei(house, ctx) or _houtei(house, ctx)
     yaku: list[tuple[str, int]] = []
-    yakuman = 0
+    yakuman: list[tuple[str, int]] = []
     pinfu_dropped = False
     for item in response.yaku or []:
         if kantan and item.yaku_id == _PINFU:
@@ -467,12 +502,14 @@ def _read_package(
             continue
         if lifted and item.yaku_id in (_HAITEI, _HOUTEI) and not chance:
             continue
+        if item.yaku_id in replaced:
+            continue
         han = item.han_open if is_open and item.han_open else item.han_closed
-        if item.is_yakuman:
-            yakuman += max(1, han // 13)
-        yaku.append((_name(item, swapped), han))
+        (yakuman if item.is_yakuman else yaku).append((_name(item, swapped), han))
+    yakuman += added_yakuman
     if yakuman:
-        return _Win(yaku=tuple(yaku), fu=0, yakuman=yakuman)
+        count = sum(max(1, han // 13) for _, han in yakuman)
+        return _Win(yaku=tuple(yakuman), fu=0, yakuman=count)
     yaku.extend(added)
     if not yaku:
         reason = "pinfu does not count in this preset" if pinfu_dropped else "no yaku"
@@ -484,6 +521,121 @@ def _read_package(
         )
     fu = _fu(house, ctx, response.fu_details or [], swapped)
     return _Win(yaku=tuple(yaku), fu=fu, yakuman=0)
+
+
+# --- local yaku (kantan) --------------------------------------------------------------
+
+#: The local yaku of ``tiles.local_yaku``, at kantan's values (seed 004, 手役一覧, 役名
+#: 翻数→食い下がり): display name, han closed, han open (0: not open; 一色三順 3→×).
+#: Isshoku yonjun and suurenkou are on its yakuman line (※鳴きがあっても成立: open too).
+LOCAL_YAKU: dict[str, tuple[str, int, int]] = {
+    "isshoku_sanjun": ("isshoku sanjun", 3, 0),
+    "sanrenkou": ("sanrenkou", 2, 2),
+    "isshoku_yonjun": ("isshoku yonjun", 13, 13),
+    "suurenkou": ("suurenkou", 13, 13),
+}
+_YAKUMAN_LOCAL = frozenset({"isshoku_yonjun", "suurenkou"})
+#: The package's yaku a local yaku takes the place of: three identical runs hold an
+#: iipeikou (reading: isshoku sanjun is 3 han, not 3 + 1, as ryanpeikou is 3).
+_REPLACES = {"isshoku_sanjun": frozenset({_IIPEIKOU})}
+
+
+@dataclass(frozen=True, slots=True)
+class _Local:
+    """A local yaku one reading of the hand holds: its display name and han, whether it is
+    a yakuman, its sets (each as its kinds) and the package's yaku it replaces."""
+
+    name: str
+    han: int
+    yakuman: bool
+    sets: tuple[tuple[int, ...], ...]
+    replaces: frozenset[int]
+
+
+def _local_yaku(
+    wanted: Sequence[str], blocks: Sequence[Sequence[int]], is_open: bool
+) -> _Local | None:
+    """The local yaku of one reading (``blocks``: its sets and pair, as kinds), the one
+    worth most where several would hold (a reading of four sets has room for one of
+    them, or a yakuman and the smaller one it contains)."""
+    runs = Counter(tuple(b) for b in blocks if len(b) == 3 and b[0] != b[1])
+    triplets = {b[0]: tuple(b) for b in blocks if len(b) >= 3 and b[0] == b[1] and b[0] < EAST}
+    found: list[tuple[str, tuple[tuple[int, ...], ...]]] = []
+    for run, n in runs.items():
+        if n >= 3:
+            found.append(("isshoku_yonjun" if n == 4 else "isshoku_sanjun", (run,) * n))
+            if n == 4:
+                found.append(("isshoku_sanjun", (run,) * 3))
+    for start in triplets:
+        row = [start]
+        while row[-1] + 1 in triplets and (row[-1] + 1) // 9 == start // 9:
+            row.append(row[-1] + 1)
+        if len(row) >= 3:
+            found.append(("sanrenkou", tuple(triplets[k] for k in row[:3])))
+        if len(row) == 4:
+            found.append(("suurenkou", tuple(triplets[k] for k in row)))
+    best: _Local | None = None
+    for option, sets in found:
+        name, closed, opened = LOCAL_YAKU[option]
+        han = opened if is_open else closed
+        if option not in wanted or han == 0:
+            continue
+        local = _Local(
+            name=name,
+            han=han,
+            yakuman=option in _YAKUMAN_LOCAL,
+            sets=sets,
+            replaces=_REPLACES.get(option, frozenset()),
+        )
+        if best is None or (local.yakuman, local.han) > (best.yakuman, best.han):
+            best = local
+    return best
+
+
+def _fixed_melds(ctx: WinContext, sets: Sequence[tuple[int, ...]]) -> list[PackageMeld]:
+    """The sets that are not melds of the hand already, as closed melds of its concealed
+    tiles (the winning tile last): given to the package, they fix its reading to one that
+    holds them.  The package counts a chi meld as open for its wait fu; only kantan, whose
+    table has no fu, has local yaku."""
+    melds = [tuple(sorted(kind(t) for t in m.tiles)) for m in ctx.melds]
+    free = sorted(ctx.concealed, key=lambda t: t == ctx.win_tile)
+    out: list[PackageMeld] = []
+    for kinds in sets:
+        if kinds in melds:
+            melds.remove(kinds)
+            continue
+        tiles = []
+        for k in kinds:
+            tile = next(t for t in free if kind(t) == k)
+            free.remove(tile)
+            tiles.append(tile)
+        chi = kinds[0] != kinds[1]
+        out.append(
+            PackageMeld(
+                meld_type=PackageMeld.CHI if chi else PackageMeld.PON, tiles=tiles, opened=False
+            )
+        )
+    return out
+
+
+def _read_local(house: HouseRules, setup: _Setup, ctx: WinContext, extra_han: int) -> list[_Win]:
+    """The readings of the hand with a local yaku of the preset's (``tiles.local_yaku``):
+    for each local yaku some division of the tiles into sets holds, the package's best
+    reading with those sets, the local yaku with it.  111222333m is three runs (isshoku
+    sanjun) or three triplets (sanrenkou): both are read, and :func:`_evaluate` keeps
+    the one worth more."""
+    wanted = house.tiles.local_yaku
+    if not wanted:
+        return []
+    held = _held(ctx)
+    counts = [held[k] for k in range(34)]
+    found: list[_Local] = []
+    for blocks in HandDivider.divide_hand(counts, [_package_meld(m) for m in ctx.melds]):
+        local = _local_yaku(wanted, blocks, _is_open(ctx))
+        if local is not None and local not in found:
+            found.append(local)
+    readings = (_read_package(house, setup, ctx, extra_han, local) for local in found)
+    return [win for win in readings if isinstance(win, _Win)]
 
 
 #: The display name of a four-tile chiitoitsu (its han are the preset's).

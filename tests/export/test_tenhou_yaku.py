@@ -65,6 +65,11 @@ def test_a_score_as_tenhou_lists_it(
     assert tenhou_yaku(load_rules(preset), score, opened=opened, riichi=riichi) == listed
 
 
+def test_the_local_yaku_have_their_names_and_kantans_han() -> None:
+    for name, closed, open_ in scoring.LOCAL_YAKU.values():
+        assert TENHOU_YAKU[name][1:] == (closed, open_)
+
+
 def test_the_four_tile_chiitoitsu_is_the_scorers() -> None:
     assert FOUR_TILE_CHIITOITSU[0] == scoring.FOUR_TILE_CHIITOITSU
 

@@ -25,6 +25,7 @@ from tablectl.rules.scoring import hand_value, ron_points
 from tablectl.tiles.hand import HandScore
 from tablectl.tiles.scoring import (
     FOUR_TILE_CHIITOITSU,
+    LOCAL_YAKU,
     YAKU_NAMES,
     compact,
     score_win,
@@ -144,6 +145,24 @@ COMPOUND = "112233p999s11z22z"
 # Complete both ways: 11p 123p 123p 567s 567s or seven pairs with 1111p; the meld hand's
 # ryanpeikou (3) ties sanma-free's 3 and beats kantan's 2.
 BOTH_WAYS = ("1111p223p556677s", "3p", {})
+# Kantan's local yaku (seed 004, 手役一覧). Isshoku sanjun: 123m three times, 3 han in
+# place of iipeikou; the ron on 3m leaves the triplet reading (111m 222m 333m) sanrenkou
+# alone (the 333m ronned counts open: no sanankou), 2 han.
+SANJUN = ("11122233m456p99s", "3m", {})
+# The same runs with a tanki: the triplet reading is sanankou 2 + sanrenkou 2, more than
+# isshoku sanjun's 3.
+SANRENKOU_CLOSED = ("111222333m456p9s", "9s", {})
+# Sanrenkou counts open (2 han): 222m called, 333m 444m concealed, and no other yaku.
+SANRENKOU_OPEN = ("333444m567p9s", "9s", {"melds": [("pon", "222m")]})
+# Isshoku sanjun does not (一色三順 3→×): a chi of 123m and 123m 123m concealed.
+SANJUN_OPEN = ("112233m456p9s", "9s", {"melds": [("chi", "123m")]})
+# The yakuman: four identical runs (read as 111m 222m 333m 123m the package sees
+# sanankou), open too; four triplets in a row, open too; with suuankou tanki they are one
+# yakuman (kantan's single row).
+YONJUN = ("111122223333m9s", "9s", {})
+YONJUN_OPEN = ("123123123m9s", "9s", {"melds": [("chi", "123m")]})
+SUURENKOU_OPEN = ("22233344m99s", "4m", {"melds": [("pon", "555m")]})
+SUURENKOU_SUUANKOU = ("111222333444m9s", "9s", {})
 
 PRESETS = [
     ("ariari", *DOUBLE_WIND, hs(1, 50, "riichi")),
@@ -202,6 +221,21 @@ PRESETS = [
     ("sanma-free", COMPOUND, "1z", {}, hs(4, 30, "iipeikou", "round east", "chanta")),
     ("sanma-free", *BOTH_WAYS, hs(3, 30, "ryanpeikou")),
     ("kantan", *BOTH_WAYS, hs(3, None, "ryanpeikou")),
+    ("tenhou", *SANJUN, hs(1, 40, "iipeikou")),
+    ("kantan", *SANJUN, hs(3, None, "isshoku sanjun")),
+    # by tsumo 333m is concealed too: sanankou and sanrenkou (5) beat isshoku sanjun (4)
+    ("kantan", *SANJUN[:2], {"tsumo": True}, hs(5, None, "tsumo", "sanankou", "sanrenkou")),
+    ("kantan", *SANRENKOU_CLOSED, hs(4, None, "sanankou", "sanrenkou")),
+    ("kantan", *SANRENKOU_OPEN, hs(2, None, "sanrenkou")),
+    ("kantan", *SANJUN_OPEN[:2], {**SANJUN_OPEN[2], "tsumo": True}, hs(1, None, "tsumo")),
+    ("kantan", *YONJUN, hs(0, None, "isshoku yonjun", yakuman=1)),
+    ("kantan", *YONJUN_OPEN, hs(0, None, "isshoku yonjun", yakuman=1)),
+    ("kantan", *SUURENKOU_OPEN, hs(0, None, "suurenkou", yakuman=1)),
+    ("kantan", *SUURENKOU_SUUANKOU, hs(0, None, "suuankou tanki", "suurenkou", yakuman=1)),
+    ("tenhou", *SUURENKOU_SUUANKOU, hs(0, None, "suuankou tanki", yakuman=1)),
+    # tenhou is a yakuman whatever the reading; the one with isshoku yonjun names both
+    ("kantan", *YONJUN[:2], {"seat": 0, "tsumo": True, "tenhou": True},
+     hs(0, None, "tenhou", "isshoku yonjun", yakuman=1)),
 ]  # fmt: skip
 
 
@@ -232,6 +266,8 @@ REFUSED = [
                      "ema")],
     ("sanma-free", "1111z222z333z44z6z", "6z", {}, "not_complete",
      "seven pairs (four of a kind as two)"),
+    ("tenhou", *SANRENKOU_OPEN, "no_yaku", "open hand without yaku"),
+    ("kantan", *SANJUN_OPEN, "no_yaku", "open hand without yaku"),
     # 3p completes ryanpeikou or the four-tile chiitoitsu, 4s 111p 222p 123p 33p 444s,
     # which has no yaku: no ron without riichi (no atozuke).
     ("sanma-free", "11112222333p44s", "3p", {}, "atozuke", "a win on 4s would have no yaku"),
@@ -294,7 +330,8 @@ def test_to_hand(score_: HandScore, hand: tuple[int, int | None, int]) -> None:
 
 
 def test_the_display_names_fit_the_line() -> None:
-    assert all(len(name) <= 20 for name in (*YAKU_NAMES.values(), FOUR_TILE_CHIITOITSU))
+    local = (name for name, _, _ in LOCAL_YAKU.values())
+    assert all(len(name) <= 20 for name in (*YAKU_NAMES.values(), FOUR_TILE_CHIITOITSU, *local))
 
 
 def test_the_helper_notation() -> None:
