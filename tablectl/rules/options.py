@@ -357,6 +357,13 @@ class TileOptions:
         " yakuman, with calls too",
         items=LOCAL_YAKU,
     )
+    yaku_with_calls: bool = opt(
+        False,
+        "kantan (鳴きがあっても成立): riichi may be declared on an open hand; tsumo, riichi"
+        " and double riichi count there; every yakuman counts where its shape can hold a"
+        " called set (an open chuuren too); and a call does not end the first go-around"
+        " (double riichi, chiihou)",
+    )
     pon_beats_chi: bool = opt(True, "a pon declared with a chi takes precedence")
 
 

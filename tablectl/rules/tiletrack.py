@@ -49,14 +49,15 @@ def _tenpai(state: GameState, seat: int, concealed: tuple[int, ...]) -> bool:
 def riichi(state: GameState, seat: int) -> TileState | Refusal | None:
     """Check a riichi declaration against the tiles and mark it (None: no tiles).
 
-    Refused with an open hand (``open_riichi``), and when no discard leaves the hand
-    tenpai (``not_tenpai``) unless the preset lets a noten riichi be declared as a bluff
+    Refused with an open hand (``open_riichi``) but where riichi counts with calls
+    (``tiles.yaku_with_calls``: kantan), and when no discard leaves the hand tenpai
+    (``not_tenpai``) unless the preset lets a noten riichi be declared as a bluff
     (:func:`~tablectl.tiles.checks.noten_riichi_allowed`): then it is found at the draw."""
     tiles, wall = state.tiles, state.wall
     if tiles is None or wall is None:
         return None
     st = tiles.seats[seat]
-    if not st.closed:
+    if not st.closed and not state.rules.tiles.yaku_with_calls:
         return Refusal("open_riichi", f"seat {seat} has called and may not declare riichi")
     if not checks.noten_riichi_allowed(state.rules):
         if wall.phase == "discard":

@@ -27,6 +27,7 @@ from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, Opti
 from mahjong.hand_calculating.hand_response import HandResponse
 from mahjong.hand_calculating.scores import ScoresCalculator, ScoresResult
 from mahjong.hand_calculating.yaku import Yaku
+from mahjong.hand_calculating.yaku_list.yakuman import ChuurenPoutou
 from mahjong.meld import Meld as PackageMeld
 
 from tablectl.rules.events import Hand
@@ -56,6 +57,7 @@ _DOUBLE_PAIR = FuCalculator.DOUBLE_VALUED_PAIR
 _TSUMO_FU = FuCalculator.TSUMO
 _HAITEI, _HOUTEI, _PINFU, _IIPEIKOU, _ROUND_NORTH = 6, 7, 12, 14, 25
 CHANCE_YAKU = frozenset({"haitei", "houtei", "rinshan", "chankan"})
+_CHUUREN = ChuurenPoutou()
 
 #: Short English names, by the package's yaku id, for the display's second line.
 YAKU_NAMES: dict[int, str] = {
@@ -195,7 +197,7 @@ def _check_flags(house: HouseRules, ctx: WinContext) -> Refusal | None:
     kans = any(m.kind in ("open_kan", "closed_kan", "added_kan") for m in ctx.melds)
     riichi = ctx.riichi or ctx.double_riichi
     problems = [
-        (riichi and is_open and house.scoring.table != "kantan", "riichi on an open hand"),
+        (riichi and is_open and not house.tiles.yaku_with_calls, "riichi on an open hand"),
         (ctx.ippatsu and not riichi, "ippatsu without riichi"),
         (ctx.chankan and ctx.tsumo, "chankan is a ron"),
         (ctx.houtei and ctx.tsumo, "houtei is a ron"),
@@ -348,20 +350,19 @@ def _swapped(house: HouseRules, ctx: WinContext) -> bool:
 
 
 def _late_riichi(house: HouseRules, ctx: WinContext) -> bool:
-    """Kantan (seed 004): riichi counts with calls; the package refuses an open riichi,
-    so it is added here (:func:`_added`)."""
+    """A riichi on an open hand (``tiles.yaku_with_calls``: kantan, seed 004); the package
+    refuses one, so it is added here (:func:`_added`)."""
     riichi = ctx.riichi or ctx.double_riichi
-    return house.scoring.table == "kantan" and riichi and _is_open(ctx)
+    return house.tiles.yaku_with_calls and riichi and _is_open(ctx)
 
 
 def _added(house: HouseRules, ctx: WinContext) -> list[tuple[str, int]]:
     """Yaku of the preset's own that the package does not find: the real round wind's set
-    after the north swap, kantan's tsumo and riichi on an open hand."""
+    after the north swap, tsumo and riichi on an open hand (``tiles.yaku_with_calls``)."""
     added: list[tuple[str, int]] = []
     if _swapped(house, ctx) and _held(ctx)[EAST + ctx.round_wind] >= 3:
         added.append((YAKU_NAMES[22 + ctx.round_wind], 1))
-    kantan = house.scoring.table == "kantan"
-    if kantan and ctx.tsumo and _is_open(ctx):
+    if house.tiles.yaku_with_calls and ctx.tsumo and _is_open(ctx):
         added.append(("tsumo", 1))
     if _late_riichi(house, ctx):
         added.append(("double riichi", 2) if ctx.double_riichi else ("riichi", 1))
@@ -402,6 +403,17 @@ def _config(
         round_wind=NORTH if _swapped(house, ctx) else EAST + ctx.round_wind,
         options=setup.options,
     )
+
+
+def _open_yakuman(house: HouseRules, ctx: WinContext) -> list[tuple[str, int]]:
+    """Chuuren on an open hand where every yakuman counts with calls
+    (``tiles.yaku_with_calls``): the package looks for it in closed hands only.  Its test
+    is the package's, on the tiles one by one (the shape, whatever the sets)."""
+    if not (house.tiles.yaku_with_calls and _is_open(ctx)):
+        return []
+    held = _held(ctx)
+    tiles = [[k] for k in sorted(held) for _ in range(held[k])]
+    return [(YAKU_NAMES[_CHUUREN.yaku_id], 13)] if _CHUUREN.is_condition_met(tiles) else []
 
 
 def _blessings(house: HouseRules, ctx: WinContext) -> list[tuple[str, int]]:
@@ -460,7 +472,7 @@ def _read_package(
     hand = list(ctx.concealed) + [t for m in ctx.melds for t in m.tiles]
     melds = [_package_meld(m) for m in ctx.melds]
     added = _added(house, ctx)
-    added_yakuman: list[tuple[str, int]] = []
+    added_yakuman = _open_yakuman(house, ctx)
     replaced: frozenset[int] = frozenset()
     fixed = False
     if local is not None:

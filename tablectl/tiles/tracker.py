@@ -122,9 +122,10 @@ class TileState:
     ``layout[p]`` is the tile at wall position ``p``.  ``dora`` and ``ura`` are the
     indicator tiles the wall tracker has revealed (kan dora included) and the tiles under
     them.  ``interrupted``: a chi, pon or kan was made (the uninterrupted first go-around
-    is over).  ``last_discard`` is ``(seat, tile)`` of the latest discard; ``kan_tile`` the
-    tile a chankan would take (the one added to a pon; a closed kan's first tile) until the
-    replacement tile is taken; ``draw_source`` where the last take came from."""
+    is over; under ``tiles.yaku_with_calls``, kantan, a kan only).  ``last_discard`` is
+    ``(seat, tile)`` of the latest discard; ``kan_tile`` the tile a chankan would take
+    (the one added to a pon; a closed kan's first tile) until the replacement tile is
+    taken; ``draw_source`` where the last take came from."""
 
     layout: tuple[int, ...]
     seats: tuple[SeatTiles, ...]
@@ -440,9 +441,12 @@ def _call(
         drawn=None,
     )
     out = _set_seat(_set_seat(tiles, frm, source), seat, st)
-    # Any call ends the first go-around and every riichi's ippatsu.
+    # Any call ends every riichi's ippatsu, and the first go-around but where calls keep
+    # its yaku (kantan, 鳴きがあっても成立: its calls are made on the caller's own turn and
+    # skip nobody's draw, so double riichi and chiihou stand).
     seats = tuple(replace(s, ippatsu=False) for s in out.seats)
-    return replace(out, seats=seats, interrupted=True)
+    interrupted = tiles.interrupted or not house.tiles.yaku_with_calls
+    return replace(out, seats=seats, interrupted=interrupted)
 
 
 def _kan(house: HouseRules, tiles: TileState, event: Kan) -> TileState | Refusal:

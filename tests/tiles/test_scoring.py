@@ -163,6 +163,11 @@ YONJUN = ("111122223333m9s", "9s", {})
 YONJUN_OPEN = ("123123123m9s", "9s", {"melds": [("chi", "123m")]})
 SUURENKOU_OPEN = ("22233344m99s", "4m", {"melds": [("pon", "555m")]})
 SUURENKOU_SUUANKOU = ("111222333444m9s", "9s", {})
+# Kantan's yakuman count with calls (※鳴きがあっても成立): chuuren with 234m called (closed
+# only elsewhere: tenhou reads chinitsu 5 han, 20 + closed 111m and 999m 8 each = 36 ->
+# 40 fu); riichi and double riichi on an open hand.
+OPEN_CHUUREN = ("1115678999m", "5m", {"melds": [("chi", "234m")]})
+OPEN_RIICHI = (*OPEN_TSUMO[:2], {"melds": [("chi", "123m")]})
 
 PRESETS = [
     ("ariari", *DOUBLE_WIND, hs(1, 50, "riichi")),
@@ -233,6 +238,11 @@ PRESETS = [
     ("kantan", *SUURENKOU_OPEN, hs(0, None, "suurenkou", yakuman=1)),
     ("kantan", *SUURENKOU_SUUANKOU, hs(0, None, "suuankou tanki", "suurenkou", yakuman=1)),
     ("tenhou", *SUURENKOU_SUUANKOU, hs(0, None, "suuankou tanki", yakuman=1)),
+    ("kantan", *OPEN_CHUUREN, hs(0, None, "chuuren", yakuman=1)),
+    ("tenhou", *OPEN_CHUUREN, hs(5, 40, "chinitsu")),
+    ("kantan", *OPEN_RIICHI[:2], {**OPEN_RIICHI[2], "riichi": True}, hs(1, None, "riichi")),
+    ("kantan", *OPEN_RIICHI[:2], {**OPEN_RIICHI[2], "riichi": True, "double_riichi": True},
+     hs(2, None, "double riichi")),
     # tenhou is a yakuman whatever the reading; the one with isshoku yonjun names both
     ("kantan", *YONJUN[:2], {"seat": 0, "tsumo": True, "tenhou": True},
      hs(0, None, "tenhou", "isshoku yonjun", yakuman=1)),
@@ -257,6 +267,8 @@ REFUSED = [
     ("kantan", *PINFU_ONLY, "no_yaku", "pinfu does not count"),
     ("tenhou", "567p345s678s9p", "9p", {"melds": [("pon", "111m")], "riichi": True},
      "bad_context", "riichi on an open hand"),
+    ("ariari", *OPEN_RIICHI[:2], {**OPEN_RIICHI[2], "riichi": True}, "bad_context",
+     "riichi on an open hand"),
     ("tenhou", *PINFU_ONLY[:2], {"ippatsu": True}, "bad_context", "ippatsu without riichi"),
     ("tenhou", *PINFU_ONLY[:2], {"rinshan": True, "tsumo": True}, "bad_context", "after a kan"),
     ("tenhou", *PINFU_ONLY[:2], {"north_count": 1}, "bad_context", "pulls no norths"),
