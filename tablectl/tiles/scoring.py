@@ -346,7 +346,7 @@ def _swapped(house: HouseRules, ctx: WinContext) -> bool:
     round winds.  With a north pair or set, the package is told the round is north and
     the real round wind's han and pair fu are put back (:func:`_added`, :func:`_fu`)."""
     winds = (EAST + ctx.round_wind, EAST + ctx.seat_wind)
-    return house.tiles.north == "value" and _held(ctx)[NORTH] >= 2 and NORTH not in winds
+    return house.tiles.north == "value" and NORTH not in winds and _held(ctx)[NORTH] >= 2
 
 
 def _late_riichi(house: HouseRules, ctx: WinContext) -> bool:
@@ -640,6 +640,11 @@ def _read_local(house: HouseRules, setup: _Setup, ctx: WinContext, extra_han: in
     if not wanted:
         return []
     held = _held(ctx)
+    # Every local yaku holds three kinds in a row of one suit three times each: most hands
+    # are left at that, without dividing them into sets.
+    if not any(held[k] >= 3 and held[k + 1] >= 3 and held[k + 2] >= 3
+               for k in range(EAST) if k % 9 <= 6):  # fmt: skip
+        return []
     counts = [held[k] for k in range(34)]
     found: list[_Local] = []
     for blocks in HandDivider.divide_hand(counts, [_package_meld(m) for m in ctx.melds]):
@@ -667,8 +672,10 @@ def _read_four_pairs(house: HouseRules, setup: _Setup, ctx: WinContext) -> _Win 
     kind of tile, which four of a kind makes possible in seven pairs).  Fu: a
     chiitoitsu's 25."""
     han = house.tiles.four_tile_chiitoitsu_han
+    if not han or ctx.melds:
+        return None
     held = Counter(kind(t) for t in ctx.concealed)
-    if not han or ctx.melds or any(n % 2 for n in held.values()) or max(held.values()) < 4:
+    if any(n % 2 for n in held.values()) or max(held.values()) < 4:
         return None
     pairs = [[k, k] for k in sorted(held) for _ in range(held[k] // 2)]
     config = _config(house, setup, ctx, lift=False)
