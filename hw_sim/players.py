@@ -787,7 +787,7 @@ class BotTable:
     def _tsumo_value(self, hand: _Hand, state: W.WallState, seat: int) -> HandScore | None:
         """The value of ``seat``'s hand if it is a complete hand with a yaku."""
         concealed = self._hand_tiles(seat)
-        if not concealed or T.shanten(concealed, self.players) != -1:
+        if not concealed or T.shanten(self.house, concealed) != -1:
             return None
         ctx = self._context(hand, state, seat, concealed[-1], concealed, tsumo=True)
         return T.value(self.house, self.tileset, ctx)
@@ -835,7 +835,7 @@ class BotTable:
         concealed = self._hand_tiles(seat)
         if len(concealed) % 3 != 1:
             return False
-        waits = T.waits(concealed, self.players)
+        waits = T.waits(self.house, concealed)
         mem = self._mem(hand, seat)
         rule = self.house.tiles.formal_tenpai
         if rule != "yes":
@@ -903,7 +903,7 @@ class BotTable:
             and score_shown >= 1000
             and W.check_riichi(self.rules, state, seat) is None
         ):
-            tile, left = T.choose_discard(concealed, self.players, rng)
+            tile, left = T.choose_discard(self.house, concealed, rng)
             if left == 0 and rng.random() < P_TILE_RIICHI:
                 hand.riichi.add(seat)
                 mem.double_riichi = not state.any_call and state.discards[seat] == 0
@@ -930,12 +930,12 @@ class BotTable:
                 tile = concealed[-1]
             else:
                 tile, _ = T.choose_discard(
-                    concealed, self.players, self.rng, forbidden=mem.forbidden
+                    self.house, concealed, self.rng, forbidden=mem.forbidden
                 )
         self.fw.discard(seat, tile)
         mem.forbidden = frozenset()
         mem.discarded.add(kind(tile))
-        mem.waits = T.waits(self._hand_tiles(seat), self.players)
+        mem.waits = T.waits(self.house, self._hand_tiles(seat))
         if riichi:
             mem.riichi_at = (sum(state.melds), state.discards[seat] + 1)
         self._claim = None
@@ -1005,7 +1005,7 @@ class BotTable:
         assert discarder is not None
         concealed = self._hand_tiles(seat)
         mem = self._mem(hand, seat)
-        now = T.shanten(concealed, self.players)
+        now = T.shanten(self.house, concealed)
         options: list[tuple[Literal["kan", "pon", "chi"], tuple[int, ...]]] = []
         same = [t for t in concealed if kind(t) == kind(tile)]
         if len(same) == 3:
@@ -1022,13 +1022,13 @@ class BotTable:
             if not self._yaku_in_reach(hand, seat, rest, [*mem.melds], (tile, *own)):
                 continue
             if call == "kan":
-                if T.shanten(rest, self.players) > now or self.rng.random() >= P_TILE_OPEN_KAN:
+                if T.shanten(self.house, rest) > now or self.rng.random() >= P_TILE_OPEN_KAN:
                     continue
                 return call, own
             forbidden = T.kuikae_kinds(tile, own) if not self.house.tiles.kuikae else frozenset()
             if all(kind(t) in forbidden for t in rest):
                 continue
-            _, left = T.choose_discard(rest, self.players, random.Random(0), forbidden=forbidden)
+            _, left = T.choose_discard(self.house, rest, random.Random(0), forbidden=forbidden)
             if left < now and self.rng.random() < P_TILE_CALL:
                 return call, own
         return None

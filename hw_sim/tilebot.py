@@ -50,10 +50,10 @@ def counts(tiles: Iterable[int]) -> tuple[int, ...]:
     return checks.counts(tiles)
 
 
-def shanten(tiles: Sequence[int], players: int = 4) -> int:
-    """Shanten of concealed ``tiles`` (3n+1 or 3n+2 of them): -1 complete, 0 tenpai; the
-    count the rules core's checks make."""
-    return checks.shanten(tiles, players=players)
+def shanten(house: HouseRules, tiles: Sequence[int]) -> int:
+    """Shanten of concealed ``tiles`` (3n+1 or 3n+2 of them) under ``house``: -1 complete,
+    0 tenpai; the count the rules core's checks make."""
+    return checks.shanten(house, tiles)
 
 
 def is_simple(k: int) -> bool:
@@ -76,8 +76,8 @@ def _keep_score(k: int, have: Sequence[int]) -> int:
 
 
 def choose_discard(
+    house: HouseRules,
     tiles: Sequence[int],
-    players: int,
     rng: random.Random,
     *,
     forbidden: frozenset[int] = frozenset(),
@@ -99,7 +99,7 @@ def choose_discard(
         tile = copies[0]
         rest = list(tiles)
         rest.remove(tile)
-        key = (shanten(rest, players), _keep_score(k, have))
+        key = (shanten(house, rest), _keep_score(k, have))
         if best_key is None or key < best_key:
             best_key, best = key, [(tile, key[0])]
         elif key == best_key:
@@ -107,10 +107,11 @@ def choose_discard(
     return rng.choice(best)
 
 
-def waits(tiles: Sequence[int], players: int = 4) -> frozenset[int]:
-    """The kinds that complete concealed ``tiles`` (3n+1 of them), leaving out kinds the
-    hand already holds four of; empty unless tenpai (the rules core's checks)."""
-    return frozenset(checks.waits(tiles, players=players))
+def waits(house: HouseRules, tiles: Sequence[int]) -> frozenset[int]:
+    """The kinds that complete concealed ``tiles`` (3n+1 of them) under ``house``, leaving
+    out kinds the hand already holds four of; empty unless tenpai (the rules core's
+    checks)."""
+    return frozenset(checks.waits(house, tiles))
 
 
 def pon_options(tiles: Sequence[int], called: int) -> list[tuple[int, int]]:

@@ -429,14 +429,14 @@ class TileFlow(ConsoleHost):
         assert tiles is not None
         st = tiles.seats[seat]
         if tsumo:
-            if not checks.is_complete(st.concealed):
+            if not checks.is_complete(self.rules, st.concealed):
                 return "not a win", "hand not complete"
         else:
             tile = checks.ron_tile(state, -1 if discarder is None else discarder)
             if tile is None:
                 return "not a win", "nothing to ron"
             name = KIND_NAMES[kind(tile)]
-            if not checks.is_complete((*st.concealed, tile)):
+            if not checks.is_complete(self.rules, (*st.concealed, tile)):
                 return "not a win", f"{name} is no wait"
             reason = checks.furiten(self.rules, tiles, seat, tile)
             if reason is not None:

@@ -57,6 +57,9 @@ TENHOU_YAKU: dict[str, tuple[str, int, int]] = {
     "shousangen": ("小三元", 2, 2),
     "honroutou": ("混老頭", 2, 2),
     "ryanpeikou": ("二盃口", 3, 0),
+    # The local yaku (``tiles.local_yaku``), at kantan's han.
+    "isshoku sanjun": ("一色三順", 3, 0),
+    "sanrenkou": ("三連刻", 2, 2),
     "junchan": ("純全帯幺九", 3, 2),
     "honitsu": ("混一色", 3, 2),
     "chinitsu": ("清一色", 6, 5),
@@ -79,6 +82,8 @@ TENHOU_YAKU: dict[str, tuple[str, int, int]] = {
     "suukantsu": ("四槓子", 13, 13),
     "daisharin": ("大車輪", 13, 0),
     "daichisei": ("大七星", 13, 0),
+    "isshoku yonjun": ("一色四順", 13, 13),
+    "suurenkou": ("四連刻", 13, 13),
     "paarenchan": ("八連荘", 13, 13),
     "sashikomi": ("差し込み", 13, 0),
 }
@@ -93,17 +98,24 @@ DORA_NAMES = {
 }
 #: sanma-free's han for a closed kan (its ``tiles.closed_kan_bonus_han``).
 CLOSED_KAN = ("closed kan", "暗槓")
+#: A four-tile chiitoitsu, at the preset's ``tiles.four_tile_chiitoitsu_han``; listed
+#: where tenhou.net lists 七対子.
+FOUR_TILE_CHIITOITSU = ("4-tile chiitoitsu", "四枚使い七対子")
 URA = "裏ドラ"
-_ORDER = [name for name, _, _ in TENHOU_YAKU.values()] + [
-    *dict.fromkeys(DORA_NAMES.values()),
-    CLOSED_KAN[1],
-]
+_ORDER = [name for name, _, _ in TENHOU_YAKU.values()]
+_ORDER.insert(_ORDER.index("七対子") + 1, FOUR_TILE_CHIITOITSU[1])
+_ORDER += [*dict.fromkeys(DORA_NAMES.values()), CLOSED_KAN[1]]
 
 
 def _han(rules: HouseRules, score: HandScore, name: str, opened: bool) -> tuple[str, int]:
     """tenhou.net's name of one of the scorer's entries, and its han."""
-    if name == CLOSED_KAN[0]:
-        return CLOSED_KAN[1], rules.tiles.closed_kan_bonus_han
+    # The entries whose han are a preset option, not the package's.
+    preset_han = {
+        CLOSED_KAN[0]: (CLOSED_KAN[1], rules.tiles.closed_kan_bonus_han),
+        FOUR_TILE_CHIITOITSU[0]: (FOUR_TILE_CHIITOITSU[1], rules.tiles.four_tile_chiitoitsu_han),
+    }
+    if name in preset_han:
+        return preset_han[name]
     if name in TENHOU_YAKU:
         tenhou, closed, open_ = TENHOU_YAKU[name]
         if name == "renhou" and not score.yakuman:

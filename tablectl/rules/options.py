@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 ABORTIVE_DRAWS = ("nine_terminals", "four_winds", "four_riichi", "triple_ron", "four_kans")
 PAO_YAKUMAN = ("daisangen", "daisuushii", "suukantsu")
+LOCAL_YAKU = ("isshoku_sanjun", "sanrenkou", "isshoku_yonjun", "suurenkou")
 
 
 def opt(default: Any, doc: str, **checks: Any) -> Any:
@@ -356,6 +357,28 @@ class TileOptions:
     )
     closed_kan_bonus_han: int = opt(0, "sanma-free: a closed kan adds this many han (once)", min=0)
     tsumo_pinfu: bool = opt(True, "pinfu tsumo scores")
+    four_tile_chiitoitsu_han: int = opt(
+        0,
+        "seven pairs with four of a kind counted as two of the pairs (4枚使いの七対子):"
+        " 0 = not a winning hand, else its han (kantan 2, as any chiitoitsu; sanma-free 3)",
+        min=0,
+        max=13,
+    )
+    local_yaku: tuple[str, ...] = opt(
+        (),
+        "local yaku scored, at kantan's values (seed 004): isshoku_sanjun (three identical"
+        " runs: 3 han, closed only), sanrenkou (three triplets in a row in one suit: 2 han),"
+        " isshoku_yonjun (four identical runs) and suurenkou (four triplets in a row):"
+        " yakuman, with calls too",
+        items=LOCAL_YAKU,
+    )
+    yaku_with_calls: bool = opt(
+        False,
+        "kantan (鳴きがあっても成立): riichi may be declared on an open hand; tsumo, riichi"
+        " and double riichi count there; every yakuman counts where its shape can hold a"
+        " called set (an open chuuren too); and a call does not end the first go-around"
+        " (double riichi, chiihou)",
+    )
     pon_beats_chi: bool = opt(True, "a pon declared with a chi takes precedence")
 
 

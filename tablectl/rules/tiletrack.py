@@ -50,14 +50,15 @@ def _tenpai(state: GameState, seat: int, concealed: tuple[int, ...]) -> bool:
 def riichi(state: GameState, seat: int) -> TileState | Refusal | None:
     """Check a riichi declaration against the tiles and mark it (None: no tiles).
 
-    Refused with an open hand (``open_riichi``), and when no discard leaves the hand
-    tenpai (``not_tenpai``) unless the preset lets a noten riichi be declared as a bluff
+    Refused with an open hand (``open_riichi``) but where riichi counts with calls
+    (``tiles.yaku_with_calls``: kantan), and when no discard leaves the hand tenpai
+    (``not_tenpai``) unless the preset lets a noten riichi be declared as a bluff
     (:func:`~tablectl.tiles.checks.noten_riichi_allowed`): then it is found at the draw."""
     tiles, wall = state.tiles, state.wall
     if tiles is None or wall is None:
         return None
     st = tiles.seats[seat]
-    if not st.closed:
+    if not st.closed and not state.rules.tiles.yaku_with_calls:
         return Refusal("open_riichi", f"seat {seat} has called and may not declare riichi")
     if not checks.noten_riichi_allowed(state.rules):
         if wall.phase == "discard":
@@ -69,7 +70,7 @@ def riichi(state: GameState, seat: int) -> TileState | Refusal | None:
             ready = _tenpai(state, seat, st.concealed)
         if not ready:
             return Refusal("not_tenpai", f"seat {seat} is not tenpai and may not declare riichi")
-    return declare_riichi(tiles, wall, seat)
+    return declare_riichi(state.rules, tiles, wall, seat)
 
 
 def check_ron(state: GameState, event: ev.Ron) -> Refusal | None:
@@ -85,8 +86,8 @@ def check_ron(state: GameState, event: ev.Ron) -> Refusal | None:
             if tile is None:
                 return Refusal("not_a_win", f"seat {discarder} has no tile open to ron")
             name = KIND_NAMES[kind(tile)]
-            if not checks.is_complete((*st.concealed, tile)):
-                waits = checks.waits(st.concealed, players=state.players)
+            if not checks.is_complete(state.rules, (*st.concealed, tile)):
+                waits = checks.waits(state.rules, st.concealed)
                 return Refusal(
                     "not_a_win",
                     f"seat {hand.seat}: seat {discarder}'s {name} does not complete its hand"
@@ -122,7 +123,7 @@ def check_tsumo(state: GameState, hand: ev.Hand) -> Refusal | None:
     if tiles is None:
         return None
     st = tiles.seats[hand.seat]
-    if not checks.is_complete(st.concealed):
+    if not checks.is_complete(state.rules, st.concealed):
         drawn = "" if st.drawn is None else f" with {KIND_NAMES[kind(st.drawn)]}"
         return Refusal("not_a_win", f"seat {hand.seat}'s hand{drawn} is not complete")
     return _check_value(state, hand, tsumo=True, discarder=None)

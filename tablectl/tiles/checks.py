@@ -5,7 +5,10 @@ Pure and deterministic.  The ``mahjong`` package (shanten and complete-hand test
 imported when a check first needs it, so a table that does not read tiles never loads it.
 Tiles are ids 0..135 (:mod:`.ids`); a *hand* here is the concealed tiles only: a seat's
 melds are whole sets and take no part in shanten or waits (the ``mahjong`` package counts
-a hand of 3n+1 or 3n+2 tiles with the missing sets as melds).
+a hand of 3n+1 or 3n+2 tiles with the missing sets as melds).  What makes a hand complete
+is the preset's: its set (three players: no 2m..8m) and whether four of a kind may be two
+of a chiitoitsu's pairs (``tiles.four_tile_chiitoitsu_han``), which the package never
+counts.
 """
 
 from __future__ import annotations
@@ -73,22 +76,34 @@ def kinds_text(kinds: Iterable[int]) -> str:
     return " ".join(KIND_NAMES[k] for k in sorted(kinds)) or "nothing"
 
 
+def _four_pairs(hand: tuple[int, ...]) -> int:
+    """The pairs of a seven-pairs hand when four of a kind counts as two of them."""
+    return min(7, sum(n // 2 for n in hand))
+
+
 @lru_cache(maxsize=1 << 16)
-def _shanten(hand: tuple[int, ...], three: bool) -> int:
+def _shanten(hand: tuple[int, ...], three: bool, fours: bool) -> int:
     from mahjong.shanten import Shanten
 
-    return Shanten.calculate_shanten(list(hand), is_three_player=three)
+    found = Shanten.calculate_shanten(list(hand), is_three_player=three)
+    if fours and sum(hand) >= 13:
+        # The package's seven pairs are seven different kinds; with fours allowed a kind
+        # held four times is two pairs and a lone tile no longer costs a step.
+        found = min(found, 6 - _four_pairs(hand))
+    return found
 
 
 @lru_cache(maxsize=1 << 16)
-def _complete(hand: tuple[int, ...]) -> bool:
+def _complete(hand: tuple[int, ...], fours: bool) -> bool:
     from mahjong.agari import Agari
 
+    if fours and sum(hand) == 14 and _four_pairs(hand) == 7:
+        return True
     return bool(Agari.is_agari(list(hand)))
 
 
 @lru_cache(maxsize=1 << 16)
-def _waits(hand: tuple[int, ...], three: bool) -> tuple[int, ...]:
+def _waits(hand: tuple[int, ...], three: bool, fours: bool) -> tuple[int, ...]:
     out = []
     for k in range(KINDS):
         # No fifth tile: a kind held four times in the hand is no wait (1111m tanki).
@@ -96,20 +111,27 @@ def _waits(hand: tuple[int, ...], three: bool) -> tuple[int, ...]:
             continue
         plus = list(hand)
         plus[k] += 1
-        if _complete(tuple(plus)):
+        if _complete(tuple(plus), fours):
             out.append(k)
     return tuple(out)
 
 
-def shanten(hand: Sequence[int], *, players: int = 4) -> int:
-    """Tiles away from tenpai (0) or a complete hand (-1), the ``mahjong`` package's count
-    (regular, seven pairs and thirteen orphans); ``hand`` holds 3n+1 or 3n+2 tiles."""
-    return _shanten(counts(hand), players == 3)
+def _fours(house: HouseRules) -> bool:
+    return house.tiles.four_tile_chiitoitsu_han > 0
 
 
-def is_complete(hand: Sequence[int]) -> bool:
-    """The concealed ``hand`` (3n+2 tiles, the winning tile included) is complete."""
-    return len(hand) % 3 == 2 and _complete(counts(hand))
+def shanten(house: HouseRules, hand: Sequence[int]) -> int:
+    """Tiles away from tenpai (0) or a complete hand (-1): the ``mahjong`` package's count
+    (regular, seven pairs and thirteen orphans, the preset's set), and seven pairs with
+    four of a kind as two where the preset allows it; ``hand`` holds 3n+1 or 3n+2 tiles."""
+    return _shanten(counts(hand), house.players == 3, _fours(house))
+
+
+def is_complete(house: HouseRules, hand: Sequence[int]) -> bool:
+    """The concealed ``hand`` (3n+2 tiles, the winning tile included) is complete: four
+    sets and a pair (less the melds), seven pairs (four of a kind as two of them where the
+    preset allows it) or thirteen orphans."""
+    return len(hand) % 3 == 2 and _complete(counts(hand), _fours(house))
 
 
 def terminal_kinds(hand: Iterable[int]) -> frozenset[int]:
@@ -125,12 +147,14 @@ def is_kokushi(hand: Sequence[int]) -> bool:
     return len(kinds) == 14 and set(kinds) == TERMINALS_AND_HONOURS
 
 
-def waits(hand: Sequence[int], *, players: int = 4) -> tuple[int, ...]:
-    """The kinds that complete the concealed ``hand`` (3n+1 tiles): its waits by shape,
-    whoever holds those tiles (a kind held four times in the hand itself is none)."""
+def waits(house: HouseRules, hand: Sequence[int]) -> tuple[int, ...]:
+    """The kinds that complete the concealed ``hand`` (3n+1 tiles) as :func:`is_complete`
+    reads it: its waits by shape, whoever holds those tiles (a kind held four times in the
+    hand itself is none).  A hand tenpai both as a meld hand and as a four-tile
+    chiitoitsu waits on both (sanma-free's seed: シャボとのチートイツの単騎待ち)."""
     if len(hand) % 3 != 1:
         return ()
-    return _waits(counts(hand), players == 3)
+    return _waits(counts(hand), house.players == 3, _fours(house))
 
 
 def _set_readings(c: tuple[int, ...], start: int = 0) -> Iterator[frozenset[int]]:
@@ -148,7 +172,7 @@ def _set_readings(c: tuple[int, ...], start: int = 0) -> Iterator[frozenset[int]
         yield from _set_readings(rest, i)
 
 
-def kan_keeps_form(hand: Sequence[int], k: int, *, players: int = 4) -> bool:
+def kan_keeps_form(house: HouseRules, hand: Sequence[int], k: int) -> bool:
     """A closed kan of kind ``k`` in riichi keeps the hand's form (面子構成): ``hand``, the
     concealed tiles before the draw with three of ``k`` among them, reads with ``k`` as a
     triplet in every way it completes with each of its waits (sets and a pair; seven
@@ -156,7 +180,7 @@ def kan_keeps_form(hand: Sequence[int], k: int, *, players: int = 4) -> bool:
     8p with a kan of 2m or without, but also reads as 234m three times: the kan changes
     its form."""
     held = counts(hand)
-    for wait in waits(hand, players=players):
+    for wait in waits(house, hand):
         full = (*held[:wait], held[wait] + 1, *held[wait + 1 :])
         for pair in (p for p in range(KINDS) if full[p] >= 2):
             sets = (*full[:pair], full[pair] - 2, *full[pair + 1 :])
@@ -190,7 +214,7 @@ def tenpai_waits(
     (sanma-free, no kuitan and no atozuke): an open hand counts only if it has a yaku on a
     ron of the wait (all its waits, without atozuke; any, with it); the winds matter there
     only."""
-    shape = waits(concealed, players=house.players)
+    shape = waits(house, concealed)
     mode = house.tiles.formal_tenpai
     if mode == "not_all_four_own":
         own = counts([*concealed, *(t for m in melds for t in m.tiles)])
@@ -294,11 +318,11 @@ def _library_has_yaku(
     return result.error is None and bool(result.han)
 
 
-def discarded_waits(st: SeatTiles, *, players: int = 4) -> tuple[int, ...]:
+def discarded_waits(house: HouseRules, st: SeatTiles) -> tuple[int, ...]:
     """The seat's waits that are among its own discards (called-away ones included) and
     pulled norths (a pulled north counts as a discard), in the order it put them out: its
     permanent furiten, none when it is not furiten that way (or not waiting)."""
-    wait_kinds = set(waits(st.concealed, players=players))
+    wait_kinds = set(waits(house, st.concealed))
     put_out = (kind(t) for t in (*(d.tile for d in st.discards), *st.norths))
     return tuple(dict.fromkeys(k for k in put_out if k in wait_kinds))
 
@@ -311,9 +335,9 @@ def furiten(house: HouseRules, tiles: TileState, seat: int, win_tile: int) -> st
     the hand).  Temporary furiten: a wait let pass since the seat's own last discard.  The
     tile being ronned is not one that was let pass."""
     st = tiles.seats[seat]
-    wait_kinds = set(waits(st.concealed, players=house.players))
+    wait_kinds = set(waits(house, st.concealed))
     waiting = kinds_text(wait_kinds)
-    discarded = discarded_waits(st, players=house.players)
+    discarded = discarded_waits(house, st)
     if discarded:
         return (
             f"permanent furiten: seat {seat} waits on {waiting} and has discarded "

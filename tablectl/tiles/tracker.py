@@ -128,9 +128,10 @@ class TileState:
     ``layout[p]`` is the tile at wall position ``p``.  ``dora`` and ``ura`` are the
     indicator tiles the wall tracker has revealed (kan dora included) and the tiles under
     them.  ``interrupted``: a chi, pon or kan was made (the uninterrupted first go-around
-    is over).  ``last_discard`` is ``(seat, tile)`` of the latest discard; ``kan_tile`` the
-    tile a chankan would take (the one added to a pon; a closed kan's first tile) until the
-    replacement tile is taken; ``draw_source`` where the last take came from."""
+    is over; under ``tiles.yaku_with_calls``, kantan, a kan only).  ``last_discard`` is
+    ``(seat, tile)`` of the latest discard; ``kan_tile`` the tile a chankan would take
+    (the one added to a pon; a closed kan's first tile) until the replacement tile is
+    taken; ``draw_source`` where the last take came from."""
 
     layout: tuple[int, ...]
     seats: tuple[SeatTiles, ...]
@@ -191,7 +192,9 @@ def start_tiles(house: HouseRules, wall: WallState, layout: Sequence[int]) -> Ti
     return _indicators(state, wall)
 
 
-def declare_riichi(tiles: TileState, wall: WallState, seat: int) -> TileState:
+def declare_riichi(
+    house: HouseRules, tiles: TileState, wall: WallState, seat: int
+) -> TileState:
     """Mark a riichi the rules core accepted: declared with the drawn tile in hand (the
     next discard is the declaration tile), or right after the seat's discard (that one
     is).  Double riichi: the declaration tile is the seat's first discard and no call came
@@ -201,7 +204,7 @@ def declare_riichi(tiles: TileState, wall: WallState, seat: int) -> TileState:
         river = (*st.discards[:-1], replace(st.discards[-1], riichi=True))
         first = len(st.discards) == 1 and not tiles.interrupted
         st = replace(st, riichi=True, discards=river, ippatsu=True, double_riichi=first)
-        st = _riichi_declared(st, len(tiles.seats))
+        st = _riichi_declared(house, st)
     else:
         st = replace(st, riichi=True, riichi_pending=True)
     return _set_seat(tiles, seat, st)
@@ -337,20 +340,20 @@ def _discard(
         double_riichi=st.double_riichi or (st.riichi_pending and first),
     )
     if river.riichi:
-        st = _riichi_declared(st, house.players)
+        st = _riichi_declared(house, st)
     out = _set_seat(tiles, seat, st)
     if not wall.own_walls:
         out = _pass(out, seat, tile)
     return replace(out, last_discard=(seat, tile))
 
 
-def _riichi_declared(st: SeatTiles, players: int) -> SeatTiles:
+def _riichi_declared(house: HouseRules, st: SeatTiles) -> SeatTiles:
     """The declaration tile is out: note whether the riichi is furiten, a wait among the
     seat's own discards and pulled norths, for the exhaustive draw (a preset may make that
     a chombo, ``riichi.furiten_at_draw``).  Noted now, not at the draw: a winning tile the
     seat lets pass after its riichi (its own draw thrown, another's discard not ronned) is
     its choice, not a furiten riichi."""
-    return replace(st, riichi_furiten=checks.discarded_waits(st, players=players))
+    return replace(st, riichi_furiten=checks.discarded_waits(house, st))
 
 
 def _pass(tiles: TileState, owner: int, tile: int) -> TileState:
@@ -458,9 +461,12 @@ def _call(
         drawn=None,
     )
     out = _set_seat(_set_seat(tiles, frm, source), seat, st)
-    # Any call ends the first go-around and every riichi's ippatsu.
+    # Any call ends every riichi's ippatsu, and the first go-around but where calls keep
+    # its yaku (kantan, 鳴きがあっても成立: its calls are made on the caller's own turn and
+    # skip nobody's draw, so double riichi and chiihou stand).
     seats = tuple(replace(s, ippatsu=False) for s in out.seats)
-    return replace(out, seats=seats, interrupted=True)
+    interrupted = tiles.interrupted or not house.tiles.yaku_with_calls
+    return replace(out, seats=seats, interrupted=interrupted)
 
 
 def _kan(house: HouseRules, tiles: TileState, event: Kan) -> TileState | Refusal:
@@ -516,10 +522,9 @@ def _riichi_kan(
             RIICHI_KAN,
             f"seat {seat} is in riichi: a closed kan must use the tile just drawn",
         )
-    players = house.players
     held = _without(st.concealed, [drawn])
-    before = checks.waits(held, players=players)
-    after = checks.waits(rest, players=players)
+    before = checks.waits(house, held)
+    after = checks.waits(house, rest)
     if before != after:
         return Refusal(
             RIICHI_KAN,
@@ -528,7 +533,7 @@ def _riichi_kan(
         )
     name = KIND_NAMES[kind(drawn)]
     form = house.riichi.kan_keeps == "waits_and_form"
-    if form and not checks.kan_keeps_form(held, kind(drawn), players=players):
+    if form and not checks.kan_keeps_form(house, held, kind(drawn)):
         return Refusal(
             RIICHI_KAN,
             f"seat {seat} is in riichi: a kan of {name} would change its hand's form (its "
@@ -548,9 +553,8 @@ def _riichi_north(house: HouseRules, st: SeatTiles, seat: int, tile: int) -> Ref
     drawn = st.drawn
     if drawn is None or kind(drawn) == checks.NORTH:
         return None
-    players = house.players
-    before = checks.waits(_without(st.concealed, [drawn]), players=players)
-    after = checks.waits(_without(st.concealed, [tile]), players=players)
+    before = checks.waits(house, _without(st.concealed, [drawn]))
+    after = checks.waits(house, _without(st.concealed, [tile]))
     if before != after:
         change = f"would change its waits ({checks.kinds_text(before)} to "
         change += f"{checks.kinds_text(after)})"

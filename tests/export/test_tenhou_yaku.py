@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from mahjong.hand_calculating.yaku_config import YakuConfig
 
-from tablectl.export.tenhou_yaku import TENHOU_YAKU, tenhou_yaku
+from tablectl.export.tenhou_yaku import FOUR_TILE_CHIITOITSU, TENHOU_YAKU, tenhou_yaku
 from tablectl.rules.loader import load_rules
+from tablectl.tiles import scoring
 from tablectl.tiles.hand import HandScore
 from tablectl.tiles.scoring import YAKU_NAMES
 
@@ -46,6 +47,10 @@ CASES = [
     ("jboy-sanma", ("north", "toitoi", "north 2"), True, False,
      ["役牌 北(1飜)", "対々和(2飜)", "抜きドラ(2飜)"]),
     ("sanma-free", ("chun", "closed kan"), True, False, ["役牌 中(1飜)", "暗槓(1飜)"]),
+    # a four-tile chiitoitsu has the preset's han, listed where 七対子 would be
+    ("sanma-free", ("4-tile chiitoitsu", "riichi", "honitsu"), False, True,
+     ["立直(1飜)", "四枚使い七対子(3飜)", "混一色(3飜)", "裏ドラ(0飜)"]),
+    ("kantan", ("4-tile chiitoitsu",), False, False, ["四枚使い七対子(2飜)"]),
     # kantan counts tsumo and riichi on an open hand (its own code adds them).
     ("kantan", ("tsumo", "riichi", "tanyao"), True, True,
      ["門前清自摸和(1飜)", "立直(1飜)", "断幺九(1飜)", "裏ドラ(0飜)"]),
@@ -58,6 +63,15 @@ def test_a_score_as_tenhou_lists_it(
 ) -> None:
     score = HandScore(han=0, fu=30, yaku=yaku)
     assert tenhou_yaku(load_rules(preset), score, opened=opened, riichi=riichi) == listed
+
+
+def test_the_local_yaku_have_their_names_and_kantans_han() -> None:
+    for name, closed, open_ in scoring.LOCAL_YAKU.values():
+        assert TENHOU_YAKU[name][1:] == (closed, open_)
+
+
+def test_the_four_tile_chiitoitsu_is_the_scorers() -> None:
+    assert FOUR_TILE_CHIITOITSU[0] == scoring.FOUR_TILE_CHIITOITSU
 
 
 def test_a_flat_renhou_has_the_han_of_its_limit() -> None:

@@ -16,6 +16,8 @@ from tablectl.rules.loader import load_rules
 from tablectl.tiles.hand import HandScore, Meld, WinContext
 from tablectl.tiles.ids import kind, tile_set
 
+TENHOU = load_rules("tenhou")
+
 
 def tiles(spec: str, *, used: set[int] | None = None) -> tuple[int, ...]:
     """Tile ids of ``"123m456p11z"`` (``0`` = the red five, id 4*kind): each plain tile is
@@ -51,7 +53,7 @@ def one(spec: str) -> int:
     ],
 )
 def test_shanten(spec: str, shanten: int) -> None:
-    assert T.shanten(tiles(spec)) == shanten
+    assert T.shanten(TENHOU, tiles(spec)) == shanten
 
 
 @pytest.mark.parametrize(
@@ -65,26 +67,26 @@ def test_shanten(spec: str, shanten: int) -> None:
     ],
 )
 def test_waits(spec: str, waits: set[str]) -> None:
-    names = {f"{k % 9 + 1}{'mpsz'[k // 9]}" for k in T.waits(tiles(spec))}
+    names = {f"{k % 9 + 1}{'mpsz'[k // 9]}" for k in T.waits(TENHOU, tiles(spec))}
     assert names == waits
 
 
 def test_the_discard_keeps_shanten_lowest_and_the_red_five() -> None:
     rng = random.Random(0)
     hand = tiles("123m456p789s11z23s7z")
-    tile, left = T.choose_discard(hand, 4, rng)
+    tile, left = T.choose_discard(TENHOU, hand, rng)
     assert kind(tile) == 33 and left == 0  # the lone chun
     # An extra 5p next to the 456p run: a 5p goes, and it is not the red one (52).
     hand = (*tiles("123m4p6p789s11z23s"), 52, one("5p"))
-    tile, left = T.choose_discard(hand, 4, rng)
+    tile, left = T.choose_discard(TENHOU, hand, rng)
     assert kind(tile) == 13 and tile != 52 and left == 0
 
 
 def test_a_kuikae_kind_is_never_discarded() -> None:
     hand = tiles("456p789s11z23s5s")  # 11 tiles after a call
-    free, _ = T.choose_discard(hand, 4, random.Random(0))
+    free, _ = T.choose_discard(TENHOU, hand, random.Random(0))
     forbidden = frozenset({kind(free)})
-    tile, _ = T.choose_discard(hand, 4, random.Random(0), forbidden=forbidden)
+    tile, _ = T.choose_discard(TENHOU, hand, random.Random(0), forbidden=forbidden)
     assert kind(tile) not in forbidden
 
 
@@ -212,7 +214,7 @@ def _tenpai_seat(table: SimTable, spec: str) -> tuple[_Hand, W.WallState, _TileS
     concealed = tiles(spec)
     table.firmware.zones.take(1, concealed)
     mem = bots._mem(hand, 1)
-    mem.waits = T.waits(concealed)
+    mem.waits = T.waits(bots.house, concealed)
     return hand, state, mem
 
 

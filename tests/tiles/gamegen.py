@@ -246,7 +246,7 @@ class _Generator:
         if tile is None:
             return False
         st = self.seat(seat)
-        if not checks.is_complete((*st.concealed, tile)):
+        if not checks.is_complete(self.rules, (*st.concealed, tile)):
             return False
         return checks.furiten(self.rules, self.tiles, seat, tile) is None
 
@@ -338,7 +338,7 @@ class _Generator:
 
     def own_turn(self, seat: int) -> None:
         st = self.seat(seat)
-        if checks.is_complete(st.concealed) and seat not in self.state.dead:
+        if checks.is_complete(self.rules, st.concealed) and seat not in self.state.dead:
             value = self.value(seat, tsumo=True, discarder=None)
             if value is not None:
                 self.must(ev.Tsumo(_hand(value)))
@@ -408,7 +408,7 @@ class _Generator:
         for tile in {kind(t): t for t in allowed}.values():
             rest = list(st.concealed)
             rest.remove(tile)
-            n = checks.shanten(rest, players=self.state.players)
+            n = checks.shanten(self.rules, rest)
             if n < least:
                 least, best = n, [tile]
             elif n == least:

@@ -19,6 +19,8 @@ from tablectl.tiles.ids import kind
 from tablectl.tiles.tracker import RiverTile, SeatTiles, TileState
 from tests.tiles.kit import Deck, Table, kinds_of, play_out
 
+TENHOU = load_rules("tenhou")
+
 
 def ids(text: str, preset: str = "tenhou") -> list[int]:
     return Deck(load_rules(preset)).take(text)
@@ -47,8 +49,8 @@ def names(kinds: tuple[int, ...]) -> str:
 )
 def test_shanten_and_waits(hand: str, shanten: int, waits: str) -> None:
     tiles = ids(hand)
-    assert checks.shanten(tiles) == shanten
-    assert names(checks.waits(tiles)) == waits
+    assert checks.shanten(TENHOU, tiles) == shanten
+    assert names(checks.waits(TENHOU, tiles)) == waits
 
 
 @pytest.mark.parametrize(
@@ -63,13 +65,53 @@ def test_shanten_and_waits(hand: str, shanten: int, waits: str) -> None:
 )
 def test_a_kan_keeps_the_hands_form(hand: str, kan: str, keeps: bool) -> None:
     ((k, _),) = kinds_of(kan)
-    assert checks.kan_keeps_form(ids(hand), k) is keeps
+    assert checks.kan_keeps_form(load_rules("tenhou"), ids(hand), k) is keeps
 
 
 def test_three_player_waits_skip_2m_to_8m() -> None:
     tiles = ids("11m 99m 123p 456p 789s", "sanma-free")
-    assert names(checks.waits(tiles, players=3)) == "1m 9m"
-    assert checks.shanten(tiles, players=3) == 0
+    assert names(checks.waits(load_rules("sanma-free"), tiles)) == "1m 9m"
+    assert checks.shanten(load_rules("sanma-free"), tiles) == 0
+
+
+# Seven pairs with four of a kind as two of them (4枚使いの七対子): sanma-free (seed 003:
+# 4枚使いの七対子も認めます) and kantan (seed 004: ※4枚使い有り); nowhere else (ariari, seed
+# 000: チートイツの4枚使いは認めない).
+FOUR_PAIRS = [
+    # preset, concealed, shanten, waits
+    ("sanma-free", "1111p 22p 55s 99s 11z 7z", 0, "7z"),  # the single beside 1111p
+    ("kantan", "2222m 33m 44m 66p 77p 8s", 0, "8s"),
+    ("kantan", "222m 33m 44m 66p 77p 88s", 0, "2m"),  # the fourth 2m
+    # seed 003's compound form: the meld hand's shabo (1z 2z) and the seven pairs' single
+    # (9s beside 999s): シャボとのチートイツの単騎待ち.
+    ("sanma-free", "112233p 999s 11z 22z", 0, "9s 1z 2z"),
+    ("ariari", "112233p 999s 11z 22z", 0, "1z 2z"),
+    ("ariari", "1111p 22p 55s 99s 11z 7z", 2, "nothing"),
+    ("tenhou", "2222m 33m 44m 66p 77p 8s", 1, "nothing"),
+    ("jboy-sanma", "1111p 22p 55s 99s 11z 7z", 2, "nothing"),
+]
+
+
+@pytest.mark.parametrize(("preset", "hand", "shanten", "waits"), FOUR_PAIRS)
+def test_four_of_a_kind_in_seven_pairs(preset: str, hand: str, shanten: int, waits: str) -> None:
+    rules = load_rules(preset)
+    tiles = ids(hand, preset)
+    assert checks.shanten(rules, tiles) == shanten
+    assert names(checks.waits(rules, tiles)) == waits
+    assert checks.tenpai(rules, tiles, []) is (waits != "nothing")
+
+
+@pytest.mark.parametrize(
+    ("preset", "complete"),
+    [("sanma-free", True), ("kantan", True), ("ariari", False), ("jboy-sanma", False)],
+)
+def test_a_four_tile_chiitoitsu_is_complete_where_the_preset_counts_it(
+    preset: str, complete: bool
+) -> None:
+    rules = load_rules(preset)
+    tiles = ids("1111p 22p 55s 99s 11z 77z", preset)
+    assert checks.is_complete(rules, tiles) is complete
+    assert checks.shanten(rules, tiles) == (-1 if complete else 1)
 
 
 @pytest.mark.parametrize(
@@ -82,7 +124,7 @@ def test_three_player_waits_skip_2m_to_8m() -> None:
     ],
 )
 def test_complete_hands(hand: str, complete: bool, kokushi: bool) -> None:
-    assert checks.is_complete(ids(hand)) is complete
+    assert checks.is_complete(TENHOU, ids(hand)) is complete
     assert checks.is_kokushi(ids(hand)) is kokushi
 
 
@@ -212,6 +254,48 @@ def test_riichi_furiten_lasts_the_hand() -> None:
     t.tsumogiri(1)
     refusal = t.refused(t.ron(0, 1), "furiten")
     assert "riichi furiten" in refusal.message
+
+
+FOUR_PAIRS_TENPAI = "1111p 22p 55s 99s 11z 7z"  # waits 7z where the preset counts it
+
+
+@pytest.mark.parametrize("preset", ["sanma-free", "kantan", "ariari"])
+def test_a_ron_on_a_four_tile_chiitoitsu_through_the_core(preset: str) -> None:
+    t = Table(preset)
+    if t.rules.wall.own_walls:  # kantan: seat 1 rons seat 0's last discard on its own turn
+        t.start(hands={1: FOUR_PAIRS_TENPAI}, own_draws={0: ["7z"]})
+        t.tsumogiri(0)
+    else:
+        t.start(hands={1: FOUR_PAIRS_TENPAI}, draws=["7z"])
+        t.turn(0, "7z")
+    if t.rules.tiles.four_tile_chiitoitsu_han:
+        t.ok(t.ron(1, 0))
+        assert t.replayed()["rejected"] == []
+        return
+    refusal = t.refused(ev.Ron((0,), (ev.Hand(seat=1, han=2, fu=25),)), "not_a_win")
+    assert "(waits: nothing)" in refusal.message
+
+
+def test_a_four_tile_chiitoitsu_let_go_is_furiten() -> None:
+    t = Table("sanma-free")
+    t.start(hands={1: FOUR_PAIRS_TENPAI}, draws=[None, "7z", "7z"])
+    t.tsumogiri(0)
+    t.tsumogiri(1)  # seat 1 draws its winning 7z and lets it go
+    t.tsumogiri(2)
+    refusal = t.refused(t.ron(1, 2), "furiten")
+    assert "permanent furiten: seat 1 waits on 7z" in refusal.message
+
+
+@pytest.mark.parametrize("preset", ["sanma-free", "kantan", "ariari"])
+def test_a_four_tile_chiitoitsu_is_tenpai_at_the_draw_where_the_preset_counts_it(
+    preset: str,
+) -> None:
+    t = Table(preset)
+    t.start(hands={1: FOUR_PAIRS_TENPAI})
+    play_out(t)
+    expected = expected_draw(t.state)
+    assert expected is not None
+    assert (1 in expected.tenpai) is (t.rules.tiles.four_tile_chiitoitsu_han > 0)
 
 
 # --- nagashi mangan -------------------------------------------------------------------

@@ -23,7 +23,14 @@ from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points
 from tablectl.tiles.hand import HandScore
-from tablectl.tiles.scoring import YAKU_NAMES, compact, score_win, to_hand
+from tablectl.tiles.scoring import (
+    FOUR_TILE_CHIITOITSU,
+    LOCAL_YAKU,
+    YAKU_NAMES,
+    compact,
+    score_win,
+    to_hand,
+)
 from tests.tiles.tilestr import Tiles, kinds, win
 
 RULES = {
@@ -127,6 +134,40 @@ ATOZUKE = ("23456789p345s55z", "1p", {})
 # Kantan: no pinfu, no ippatsu, no ura; tsumo counts with calls.
 OPEN_TSUMO = ("567p345s678s9p", "9p", {"melds": [("chi", "123m")], "tsumo": True})
 PINFU_ONLY = ("123m567m234p67s99p", "8s", {})
+# Seven pairs with four of a kind as two (4枚使いの七対子): a single 7z beside 1111p;
+# sanma-free 3 han (seed 003: 3翻役), kantan 2 (seed 004: 七対子 2, ※4枚使い有り), refused
+# elsewhere (ariari, seed 000: チートイツの4枚使いは認めない).
+FOUR_PAIRS = ("1111p22p55s99s11z7z", "7z", {})
+FOUR_PAIRS_TANYAO = ("2222m33m44m66p77p8s", "8s", {})
+# Seed 003's compound form (シャボとのチートイツの単騎待ち): 9s makes seven pairs beside
+# 999s, 1z or 2z the meld hand 123p 123p 999s (iipeikou, chanta, the wind).
+COMPOUND = "112233p999s11z22z"
+# Complete both ways: 11p 123p 123p 567s 567s or seven pairs with 1111p; the meld hand's
+# ryanpeikou (3) ties sanma-free's 3 and beats kantan's 2.
+BOTH_WAYS = ("1111p223p556677s", "3p", {})
+# Kantan's local yaku (seed 004, 手役一覧). Isshoku sanjun: 123m three times, 3 han in
+# place of iipeikou; the ron on 3m leaves the triplet reading (111m 222m 333m) sanrenkou
+# alone (the 333m ronned counts open: no sanankou), 2 han.
+SANJUN = ("11122233m456p99s", "3m", {})
+# The same runs with a tanki: the triplet reading is sanankou 2 + sanrenkou 2, more than
+# isshoku sanjun's 3.
+SANRENKOU_CLOSED = ("111222333m456p9s", "9s", {})
+# Sanrenkou counts open (2 han): 222m called, 333m 444m concealed, and no other yaku.
+SANRENKOU_OPEN = ("333444m567p9s", "9s", {"melds": [("pon", "222m")]})
+# Isshoku sanjun does not (一色三順 3→×): a chi of 123m and 123m 123m concealed.
+SANJUN_OPEN = ("112233m456p9s", "9s", {"melds": [("chi", "123m")]})
+# The yakuman: four identical runs (read as 111m 222m 333m 123m the package sees
+# sanankou), open too; four triplets in a row, open too; with suuankou tanki they are one
+# yakuman (kantan's single row).
+YONJUN = ("111122223333m9s", "9s", {})
+YONJUN_OPEN = ("123123123m9s", "9s", {"melds": [("chi", "123m")]})
+SUURENKOU_OPEN = ("22233344m99s", "4m", {"melds": [("pon", "555m")]})
+SUURENKOU_SUUANKOU = ("111222333444m9s", "9s", {})
+# Kantan's yakuman count with calls (※鳴きがあっても成立): chuuren with 234m called (closed
+# only elsewhere: tenhou reads chinitsu 5 han, 20 + closed 111m and 999m 8 each = 36 ->
+# 40 fu); riichi and double riichi on an open hand.
+OPEN_CHUUREN = ("1115678999m", "5m", {"melds": [("chi", "234m")]})
+OPEN_RIICHI = (*OPEN_TSUMO[:2], {"melds": [("chi", "123m")]})
 
 PRESETS = [
     ("ariari", *DOUBLE_WIND, hs(1, 50, "riichi")),
@@ -174,6 +215,37 @@ PRESETS = [
     ("kantan", *CHANKAN[:2], {"riichi": True, "ippatsu": True, "ura": "4p"}, hs(1, None, "riichi")),
     ("kantan", *OPEN_TSUMO, hs(1, None, "tsumo")),
     ("kantan", *TWO_YAKUMAN, hs(0, None, "daisangen", "tsuuiisou", yakuman=1)),
+    ("sanma-free", *FOUR_PAIRS, hs(3, 30, "4-tile chiitoitsu")),
+    ("sanma-free", *FOUR_PAIRS[:2], {"tsumo": True, "riichi": True},
+     hs(5, 30, "tsumo", "4-tile chiitoitsu", "riichi")),
+    ("kantan", *FOUR_PAIRS, hs(2, None, "4-tile chiitoitsu")),
+    ("kantan", *FOUR_PAIRS_TANYAO, hs(3, None, "4-tile chiitoitsu", "tanyao")),
+    # the package's yakuman tests on the pairs: all honours with four east
+    ("kantan", "1111z22z33z44z55z6z", "6z", {}, hs(0, None, "tsuuiisou", yakuman=1)),
+    ("sanma-free", COMPOUND, "9s", {}, hs(3, 30, "4-tile chiitoitsu")),
+    ("sanma-free", COMPOUND, "1z", {}, hs(4, 30, "iipeikou", "round east", "chanta")),
+    ("sanma-free", *BOTH_WAYS, hs(3, 30, "ryanpeikou")),
+    ("kantan", *BOTH_WAYS, hs(3, None, "ryanpeikou")),
+    ("tenhou", *SANJUN, hs(1, 40, "iipeikou")),
+    ("kantan", *SANJUN, hs(3, None, "isshoku sanjun")),
+    # by tsumo 333m is concealed too: sanankou and sanrenkou (5) beat isshoku sanjun (4)
+    ("kantan", *SANJUN[:2], {"tsumo": True}, hs(5, None, "tsumo", "sanankou", "sanrenkou")),
+    ("kantan", *SANRENKOU_CLOSED, hs(4, None, "sanankou", "sanrenkou")),
+    ("kantan", *SANRENKOU_OPEN, hs(2, None, "sanrenkou")),
+    ("kantan", *SANJUN_OPEN[:2], {**SANJUN_OPEN[2], "tsumo": True}, hs(1, None, "tsumo")),
+    ("kantan", *YONJUN, hs(0, None, "isshoku yonjun", yakuman=1)),
+    ("kantan", *YONJUN_OPEN, hs(0, None, "isshoku yonjun", yakuman=1)),
+    ("kantan", *SUURENKOU_OPEN, hs(0, None, "suurenkou", yakuman=1)),
+    ("kantan", *SUURENKOU_SUUANKOU, hs(0, None, "suuankou tanki", "suurenkou", yakuman=1)),
+    ("tenhou", *SUURENKOU_SUUANKOU, hs(0, None, "suuankou tanki", yakuman=1)),
+    ("kantan", *OPEN_CHUUREN, hs(0, None, "chuuren", yakuman=1)),
+    ("tenhou", *OPEN_CHUUREN, hs(5, 40, "chinitsu")),
+    ("kantan", *OPEN_RIICHI[:2], {**OPEN_RIICHI[2], "riichi": True}, hs(1, None, "riichi")),
+    ("kantan", *OPEN_RIICHI[:2], {**OPEN_RIICHI[2], "riichi": True, "double_riichi": True},
+     hs(2, None, "double riichi")),
+    # tenhou is a yakuman whatever the reading; the one with isshoku yonjun names both
+    ("kantan", *YONJUN[:2], {"seat": 0, "tsumo": True, "tenhou": True},
+     hs(0, None, "tenhou", "isshoku yonjun", yakuman=1)),
 ]  # fmt: skip
 
 
@@ -195,10 +267,22 @@ REFUSED = [
     ("kantan", *PINFU_ONLY, "no_yaku", "pinfu does not count"),
     ("tenhou", "567p345s678s9p", "9p", {"melds": [("pon", "111m")], "riichi": True},
      "bad_context", "riichi on an open hand"),
+    ("ariari", *OPEN_RIICHI[:2], {**OPEN_RIICHI[2], "riichi": True}, "bad_context",
+     "riichi on an open hand"),
     ("tenhou", *PINFU_ONLY[:2], {"ippatsu": True}, "bad_context", "ippatsu without riichi"),
     ("tenhou", *PINFU_ONLY[:2], {"rinshan": True, "tsumo": True}, "bad_context", "after a kan"),
     ("tenhou", *PINFU_ONLY[:2], {"north_count": 1}, "bad_context", "pulls no norths"),
     ("tenhou", *PINFU_ONLY[:2], {"seat": 0, "renhou": True}, "bad_context", "renhou"),
+    *[(preset, *FOUR_PAIRS, "not_complete", "seven different pairs")
+      for preset in ("ariari", "tenhou", "jboy", "jboy-sanma", "kenko", "mleague", "wrc",
+                     "ema")],
+    ("sanma-free", "1111z222z333z44z6z", "6z", {}, "not_complete",
+     "seven pairs (four of a kind as two)"),
+    ("tenhou", *SANRENKOU_OPEN, "no_yaku", "open hand without yaku"),
+    ("kantan", *SANJUN_OPEN, "no_yaku", "open hand without yaku"),
+    # 3p completes ryanpeikou or the four-tile chiitoitsu, 4s 111p 222p 123p 33p 444s,
+    # which has no yaku: no ron without riichi (no atozuke).
+    ("sanma-free", "11112222333p44s", "3p", {}, "atozuke", "a win on 4s would have no yaku"),
 ]  # fmt: skip
 
 
@@ -258,7 +342,8 @@ def test_to_hand(score_: HandScore, hand: tuple[int, int | None, int]) -> None:
 
 
 def test_the_display_names_fit_the_line() -> None:
-    assert all(len(name) <= 20 for name in YAKU_NAMES.values())
+    local = (name for name, _, _ in LOCAL_YAKU.values())
+    assert all(len(name) <= 20 for name in (*YAKU_NAMES.values(), FOUR_TILE_CHIITOITSU, *local))
 
 
 def test_the_helper_notation() -> None:

@@ -10,6 +10,7 @@ import pytest
 from tablectl.rules import events as ev
 from tablectl.rules.loader import load_rules
 from tablectl.rules.tiletrack import expected_draw
+from tablectl.tiles import checks
 from tablectl.tiles.ids import kind, tile_set
 from tablectl.tiles.tracker import RiverTile
 from tests.tiles.kit import Table, build_layout, play_out
@@ -581,3 +582,62 @@ def test_a_north_pull_in_riichi(
     assert replacement is not None
     t.ok(ev.Discard(0, replacement))
     assert t.replayed()["rejected"] == []
+
+
+def _kantan_with_calls(with_calls: bool) -> Table:
+    """Kantan, or kantan where calls do not keep the yaku (``yaku_with_calls`` off)."""
+    if with_calls:
+        return Table("kantan")
+    kantan = load_rules("kantan")
+    return Table.with_rules(replace(kantan, tiles=replace(kantan.tiles, yaku_with_calls=False)))
+
+
+def _pon_before_first_draws(t: Table, draw: str) -> None:
+    """Kantan: seat 1 pons seat 0's first discard on its own turn (a wall tile stands in);
+    seat 2, which has not drawn yet, draws ``draw``."""
+    t.start(hands=KANTAN, own_draws={0: ["3z"], 2: [draw]})
+    t.tsumogiri(0)
+    t.call(1, "pon", 0, "33z")
+    t.take(1)
+
+
+@pytest.mark.parametrize("with_calls", [True, False])
+def test_kantan_riichi_after_a_call(with_calls: bool) -> None:
+    # リーチ 1 ダブルリーチ 2 ※鳴きがあっても成立: seat 1 declares riichi with its first
+    # discard, made right after its pon (a bluff kantan allows; it is found at the draw).
+    t = _kantan_with_calls(with_calls)
+    _pon_before_first_draws(t, "9p")
+    t.discard(1, "5s")
+    if not with_calls:
+        t.refused(ev.Riichi(1), "open_riichi")
+        return
+    t.ok(ev.Riichi(1))
+    st = t.seat(1)
+    assert st.riichi and st.double_riichi and not st.closed
+    assert t.replayed()["rejected"] == []
+
+
+@pytest.mark.parametrize("with_calls", [True, False])
+def test_kantan_chiihou_after_another_seats_call(with_calls: bool) -> None:
+    # 天和 地和 ※鳴きがあっても成立: kantan's calls skip nobody's draw.
+    t = _kantan_with_calls(with_calls)
+    _pon_before_first_draws(t, "1p")
+    t.discard(1, "5s")
+    t.take(2)
+    assert t.tiles.interrupted is not with_calls
+    ctx = checks.win_context(t.rules, t.state, 2, True, None)
+    assert ctx.chiihou is with_calls
+    win = t.tsumo(2)
+    t.ok(win)
+    assert win.hand.yakuman == (1 if with_calls else 0)
+
+
+@pytest.mark.parametrize("with_calls", [True, False])
+def test_kantan_double_riichi_after_another_seats_call(with_calls: bool) -> None:
+    t = _kantan_with_calls(with_calls)
+    _pon_before_first_draws(t, "9p")
+    t.discard(1, "5s")
+    t.take(2)
+    t.ok(ev.Riichi(2))
+    t.discard(2, "9p")
+    assert t.seat(2).riichi and t.seat(2).double_riichi is with_calls
