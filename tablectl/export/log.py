@@ -241,7 +241,7 @@ def _moves(event: ev.Event, old: TileState, new: TileState) -> list[Action]:
         case ev.Take(seat=seat):
             tile = new.seats[seat].drawn
             assert tile is not None, "kantan's stand-in takes have no log form"
-            return [Draw(seat, tile, rinshan=new.draw_source == "rinshan")]
+            return [Draw(seat, tile, rinshan=new.draw_source != "live")]
         case ev.Discard(seat=seat):
             river = new.seats[seat].discards[-1]
             return [Discard(seat, river.tile, tsumogiri=river.drawn, riichi=river.riichi)]

@@ -355,6 +355,11 @@ class TileOptions:
         "three players: north is a value tile, pulled nuki-dora, or a plain guest wind",
         choices=("value", "nuki", "guest"),
     )
+    north_rinshan: bool = opt(
+        True,
+        "three players: a tsumo on a pulled north's replacement tile is rinshan; false:"
+        " it is not, and after a north pulled on the haitei it is the haitei (sanma-free)",
+    )
     closed_kan_bonus_han: int = opt(0, "sanma-free: a closed kan adds this many han (once)", min=0)
     tsumo_pinfu: bool = opt(True, "pinfu tsumo scores")
     four_tile_chiitoitsu_han: int = opt(

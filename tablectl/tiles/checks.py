@@ -394,7 +394,10 @@ def win_context(
     wall allows.
 
     Readings: haitei is a tsumo on the last live tile (not a replacement tile: that is
-    rinshan, also after a north pull); houtei a ron on the discard made after it; chankan
+    rinshan); a pulled north's replacement is rinshan where ``tiles.north_rinshan``, and
+    otherwise neither, or the haitei when the north was pulled on it (sanma-free: 北を抜
+    いて嶺上牌からのツモアガりに嶺上開花はつきません; ハイテイで北を抜く…自摸あがった場合、
+    ハイテイになります); houtei a ron on the discard made after it; chankan
     a ron on an added kan (or a closed one, kokushi); a ron on a pulled north is neither.
     Kantan's own walls have no haitei and houtei.  Ura indicators are given with riichi
     only."""
@@ -413,6 +416,10 @@ def win_context(
     first = not tiles.interrupted and not st.discards
     first_draw = tsumo and first and wall.last_take == "live" and wall.draws[seat] == 1
     last_live = not wall.own_walls and wall.live_left == 0
+    source = tiles.draw_source if tsumo else None
+    north = source in ("north", "north_on_haitei")
+    rinshan = source == "rinshan" or (north and house.tiles.north_rinshan)
+    lift = source == "live" or (source == "north_on_haitei" and not rinshan)
     return WinContext(
         seat=seat,
         dealer=state.dealer,
@@ -425,9 +432,9 @@ def win_context(
         riichi=riichi,
         double_riichi=riichi and st.double_riichi,
         ippatsu=riichi and st.ippatsu,
-        haitei=tsumo and last_live and wall.last_take == "live",
+        haitei=last_live and lift,
         houtei=not tsumo and last_live and wall.phase == "claim",
-        rinshan=tsumo and wall.last_take == "rinshan",
+        rinshan=rinshan,
         chankan=not tsumo and wall.phase == "rinshan" and wall.replacing == "kan",
         tenhou=first_draw and seat == state.dealer,
         chiihou=first_draw and seat != state.dealer,

@@ -195,6 +195,7 @@ def _check_flags(house: HouseRules, ctx: WinContext) -> Refusal | None:
     hand = list(ctx.concealed) + [t for m in ctx.melds for t in m.tiles]
     dealer = ctx.seat == ctx.dealer
     kans = any(m.kind in ("open_kan", "closed_kan", "added_kan") for m in ctx.melds)
+    norths = ctx.north_count > 0 and house.tiles.north_rinshan
     riichi = ctx.riichi or ctx.double_riichi
     problems = [
         (riichi and is_open and not house.tiles.yaku_with_calls, "riichi on an open hand"),
@@ -202,7 +203,8 @@ def _check_flags(house: HouseRules, ctx: WinContext) -> Refusal | None:
         (ctx.chankan and ctx.tsumo, "chankan is a ron"),
         (ctx.houtei and ctx.tsumo, "houtei is a ron"),
         (ctx.haitei and not ctx.tsumo, "haitei is a tsumo"),
-        (ctx.rinshan and not (ctx.tsumo and kans), "rinshan is a tsumo after a kan"),
+        (ctx.rinshan and not (ctx.tsumo and (kans or norths)), "rinshan is a tsumo after a"
+         " kan" + (" or a north" if house.tiles.north_rinshan else "")),
         (ctx.tenhou and not (dealer and ctx.tsumo and not ctx.melds), "tenhou: dealer's tsumo"),
         (ctx.chiihou and (dealer or not ctx.tsumo or bool(ctx.melds)), "chiihou: non-dealer's"
          " first tsumo"),

@@ -140,7 +140,9 @@ class TileState:
     interrupted: bool = False
     last_discard: tuple[int, int] | None = None
     kan_tile: int | None = None
-    draw_source: Literal["live", "rinshan", "stand_in"] | None = None
+    draw_source: Literal["live", "rinshan", "north", "north_on_haitei", "stand_in"] | None = (
+        None
+    )
 
 
 def _name(tile: int) -> str:
@@ -286,11 +288,23 @@ def _take(
         st = replace(st, riichi_passed=(*st.riichi_passed, *open_tiles))
     st = replace(st, concealed=tuple(sorted((*st.concealed, tile))), drawn=tile)
     out = _set_seat(tiles, seat, st)
-    rinshan = after.last_take == "rinshan"
-    if rinshan and before.replacing == "kan":
+    source = _draw_source(before, after)
+    if source == "rinshan":
         # The kan is complete (no chankan came): it ends every riichi's ippatsu.
         out = replace(out, seats=tuple(replace(s, ippatsu=False) for s in out.seats))
-    return replace(out, draw_source="rinshan" if rinshan else "live", kan_tile=None)
+    return replace(out, draw_source=source, kan_tile=None)
+
+
+def _draw_source(
+    before: WallState, after: WallState
+) -> Literal["live", "rinshan", "north", "north_on_haitei"]:
+    """Where a take came from: the live wall, or the dead wall after a kan or a north
+    (pulled on the haitei when no live tile was left to refill the dead wall)."""
+    if after.last_take != "rinshan":
+        return "live"
+    if before.replacing != "north":
+        return "rinshan"
+    return "north_on_haitei" if before.live_left == 0 else "north"
 
 
 def _discard(

@@ -9,6 +9,7 @@ import pytest
 
 from tablectl.rules import events as ev
 from tablectl.rules.loader import load_rules
+from tablectl.rules.refusal import Refusal
 from tablectl.rules.tiletrack import expected_draw
 from tablectl.tiles import checks
 from tablectl.tiles.ids import kind, tile_set
@@ -641,3 +642,40 @@ def test_kantan_double_riichi_after_another_seats_call(with_calls: bool) -> None
     t.ok(ev.Riichi(2))
     t.discard(2, "9p")
     assert t.seat(2).riichi and t.seat(2).double_riichi is with_calls
+
+
+#: Sanma-free, seat 0 (the dealer) tenpai on a 3s single; it takes the 55th and last live
+#: tile. ``at``: which of its draws is a north, pulled and replaced by the winning 3s.
+NORTH_WIN = {0: "123p 456p 789s 111s 3s", **SANMA_OTHERS}
+
+
+@pytest.mark.parametrize(
+    ("north_rinshan", "at", "yaku", "not_yaku"),
+    [
+        (False, 3, None, ("rinshan", "haitei")),  # 嶺上開花はつきません
+        (False, 54, "haitei", ("rinshan",)),  # ハイテイで北を抜く…自摸あがった場合、ハイテイ
+        (True, 3, "rinshan", ("haitei",)),
+        (True, 54, "rinshan", ("haitei",)),  # rinshan and haitei do not combine
+    ],
+    ids=["sanma-free", "sanma-free on the haitei", "north_rinshan", "north_rinshan on the haitei"],
+)
+def test_a_tsumo_on_a_pulled_norths_replacement(
+    north_rinshan: bool, at: int, yaku: str | None, not_yaku: tuple[str, ...]
+) -> None:
+    rules = load_rules("sanma-free")
+    assert rules.tiles.north_rinshan is False
+    t = Table.with_rules(replace(rules, tiles=replace(rules.tiles, north_rinshan=north_rinshan)))
+    draws: list[str | None] = [None] * at + ["4z"]
+    t.start(hands=NORTH_WIN, draws=draws, rinshan=["3s"])
+    while t.state.wall is not None and len(t.state.wall.taken) < 39 + at:
+        t.tsumogiri(t.state.wall.turn)
+    t.take(0)
+    assert kind(t.seat(0).drawn or -1) == checks.NORTH
+    t.ok(ev.North(0, t.seat(0).drawn))
+    t.take(0)  # the replacement: 3s
+    score_win = checks.scorer()
+    assert score_win is not None
+    score = score_win(t.rules, checks.win_context(t.rules, t.state, 0, True, None))
+    assert not isinstance(score, Refusal), score
+    assert (yaku is None or yaku in score.yaku) and not set(not_yaku) & set(score.yaku)
+    t.ok(t.tsumo(0))
