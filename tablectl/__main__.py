@@ -2,6 +2,6 @@
 
 import sys
 
-from tablectl.cli import main
+from tablectl import console_main
 
-sys.exit(main())
+sys.exit(console_main())

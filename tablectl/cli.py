@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tablectl import __version__
+from tablectl import EXIT_INTERRUPTED, __version__
 from tablectl.config import DEFAULT_JOURNAL, ConfigError, load_config
 from tablectl.journal import Journal, JournalError, export_game
 from tablectl.jsonlines import bounded_lines
@@ -28,8 +28,6 @@ EXIT_USAGE = 2
 #: ``tablectl run``: the config or the journal is unusable and a restart will not mend it
 #: (sysexits' EX_CONFIG; the systemd unit's RestartPreventExitStatus).
 EXIT_CONFIG = 78
-#: Stopped with Ctrl-C (128 + SIGINT, as a shell reports it).
-EXIT_INTERRUPTED = 130
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
@@ -293,7 +291,7 @@ def _demo(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
-    from tablectl.demo import journal_in_use, run_demo
+    from tablectl.demo import DemoInterrupted, journal_in_use, run_demo
 
     # The daemon's and the simulator's warnings (a reboot between games, a stalled bot)
     # are for a table's log, not for the screen of someone watching.
@@ -320,6 +318,9 @@ def _demo(args: argparse.Namespace) -> int:
                 tiles=args.tiles,
             )
         )
+    except DemoInterrupted as exc:
+        print("tablectl demo: stopped", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("tablectl demo: stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -672,6 +673,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _COMMANDS[args.handler](args)
+    except KeyboardInterrupt:
+        # Ctrl-C before a command's own handling of it (while its modules load).
+        print(f"tablectl {args.handler}: stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except RulesConfigError as exc:
         print(f"tablectl: {exc}", file=sys.stderr)
         return EXIT_USAGE

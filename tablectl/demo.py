@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,6 +35,44 @@ REFRESH_S = 0.1
 CLEAR = "\x1b[H\x1b[2J"
 
 
+class DemoInterrupted(Exception):
+    """Ctrl-C (SIGINT) or SIGTERM stopped the demo; the game in progress was closed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        #: The signal that stopped it (the exit code is 128 + it, as a shell reports).
+        self.signum = signum
+
+
+class _Stop:
+    """The signal that asked the demo to stop, once one did."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.event = asyncio.Event()
+
+    def set(self, signum: int) -> None:
+        self.signum = self.signum or signum
+        self.event.set()
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[_Stop]:
+    """Set by SIGINT or SIGTERM while the demo runs. The demo waits on it beside the game,
+    so a Ctrl-C at any moment ends the same way (the daemon and the simulator closed, then
+    :class:`DemoInterrupted`), instead of as a cancellation some clean-up step might
+    absorb."""
+    loop = asyncio.get_running_loop()
+    stop = _Stop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set, sig)
+    try:
+        yield stop
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
 async def run_demo(
     rules: str,
     seed: int,
@@ -47,17 +87,18 @@ async def run_demo(
     """Play ``games`` games, game ``k`` with seed ``seed + k`` (so that ``--seed`` of any
     printed line plays that game again); returns each game's result (also printed with
     ``as_json``). On a terminal the live view shows the table; elsewhere one plain line
-    per hand."""
+    per hand. Ctrl-C or SIGTERM raises :class:`DemoInterrupted` once the game in progress
+    is closed."""
     results: list[dict[str, Any]] = []
     live = not as_json and out.isatty()
     if not as_json:
         out.write(f"tablectl demo: {rules}, seed {seed}; Ctrl-C to quit\n")
         out.flush()
-    with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as tmp:
+    with _stop_signals() as stop, tempfile.TemporaryDirectory(prefix="tablectl-demo-") as tmp:
         journal_path = journal or Path(tmp) / "journal.sqlite3"
         for game in range(games):
             result = await _one_game(
-                rules, seed + game, journal_path, fast, live, as_json, out, tiles
+                rules, seed + game, journal_path, fast, live, as_json, out, tiles, stop
             )
             results.append(result)
             if as_json:
@@ -80,7 +121,8 @@ async def _one_game(
     live: bool,
     as_json: bool,
     out: TextIO,
-    tiles: bool = False,
+    tiles: bool,
+    stop: _Stop,
 ) -> dict[str, Any]:
     from hw_sim import SimTable
 
@@ -120,14 +162,16 @@ async def _one_game(
     daemon_task = asyncio.create_task(daemon.run())
     watched = daemon if tiles else None
     view_task = asyncio.create_task(_live_view(sim, out, watched)) if live else None
+    stopped = asyncio.ensure_future(stop.event.wait())
     try:
         done, _ = await asyncio.wait(
-            {daemon_task, asyncio.ensure_future(sim.wait_games(1))},
+            {daemon_task, asyncio.ensure_future(sim.wait_games(1)), stopped},
             return_when=asyncio.FIRST_COMPLETED,
         )
         for task in done:
             task.result()
     finally:
+        stopped.cancel()
         daemon.stop.set()
         with contextlib.suppress(asyncio.CancelledError):
             await daemon_task
@@ -137,6 +181,8 @@ async def _one_game(
                 await view_task
             out.write(CLEAR + sim.render() + "\n")
         await sim.close()
+    if stop.signum is not None:
+        raise DemoInterrupted(stop.signum)
     if not results:
         raise RuntimeError("the game ended without a result")
     return results[0]

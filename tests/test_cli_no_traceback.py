@@ -11,10 +11,13 @@ import socket
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import tablectl
 from tablectl.cli import build_parser
 
 TABLECTL = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -146,16 +149,32 @@ def test_every_tablectl_command_is_covered_above() -> None:
     assert handlers <= {command for command, _, _ in CASES}, handlers - {c for c, _, _ in CASES}
 
 
-def test_demo_stops_cleanly_on_ctrl_c() -> None:
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
+def test_demo_stops_cleanly_on_ctrl_c(sig: signal.Signals, code: int) -> None:
     process = subprocess.Popen(
         _tablectl("demo"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     time.sleep(2.0)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sig)
     out, err = process.communicate(timeout=30)
-    assert process.returncode == 130
+    assert process.returncode == code
     assert err == "tablectl demo: stopped\n"
     assert out.startswith("tablectl demo: ariari, seed 1; Ctrl-C to quit\n")
+
+
+def test_a_ctrl_c_while_the_command_loads_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The console script's entry point: the interrupt lands while tablectl.cli loads.
+    class Loading(types.ModuleType):
+        def __getattr__(self, name: str) -> Any:
+            raise KeyboardInterrupt
+
+    monkeypatch.setitem(sys.modules, "tablectl.cli", Loading("tablectl.cli"))
+    assert tablectl.console_main() == 130
+    assert capsys.readouterr().err == "tablectl: stopped\n"
 
 
 def test_demo_output_to_a_pipe_is_plain_lines_and_each_seed_replays_its_game() -> None:
