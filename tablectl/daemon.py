@@ -51,8 +51,11 @@ log = logging.getLogger(__name__)
 TICK_S = 0.1
 #: Most table events handled as one group, in one journal transaction.
 GROUP_LIMIT = 32
-#: Table events the stored link position may lag behind without a write of its own.
-POSITION_LAG_MAX = 64
+#: Table events the stored link position may lag behind without a write of its own. With
+#: a group's 31 more it stays under 248 (the link's 256 sequence numbers less its window
+#: of 8), beyond which a stale position reads as an acknowledgement; and an fsync'd write
+#: per 192 keys keeps a score-page press at about 190 bytes written (docs/performance.md).
+POSITION_LAG_MAX = 192
 
 
 class JournalRecorder:
@@ -133,7 +136,7 @@ class JournalRecorder:
         the stored position within half the link's 8-bit sequence space of the table's
         (a stale one must never look like a new acknowledgement, not even after a power
         cut), it is written on its own, with an fsync, once it lags
-        :data:`POSITION_LAG_MAX` events behind: one fsync per 64 such events."""
+        :data:`POSITION_LAG_MAX` events behind."""
         self._batch = []
         self.flow_void = False
         flow_before = self.flow_key()

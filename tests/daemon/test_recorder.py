@@ -180,7 +180,10 @@ def test_the_durable_position_never_lags_near_a_turn_of_the_sequence_space(
     # So every write of the position is a synced one (never synchronous=NORMAL), and after
     # each group of events that journal nothing the stored position lags less than
     # POSITION_LAG_MAX events: what a power cut can leave behind.
+    from firmware_bridge.link import WINDOW
     from tablectl.daemon import GROUP_LIMIT, POSITION_LAG_MAX
+
+    assert POSITION_LAG_MAX + GROUP_LIMIT - 1 < 256 - WINDOW
 
     position: list[LinkPosition | None] = [LinkPosition(7, 0)]
     with Journal.open(tmp_path / "j.sqlite3") as journal:
@@ -188,7 +191,7 @@ def test_the_durable_position_never_lags_near_a_turn_of_the_sequence_space(
         journal._conn.set_trace_callback(statements.append)
         recorder = _recorder(journal, position)
         handled, lags = 0, []
-        for group in range(600):
+        for group in range(1500):
             handled += 1 + (group * 7) % GROUP_LIMIT  # groups of 1..32 events
             position[0] = LinkPosition(7, handled % 256)
             with recorder.handling():
