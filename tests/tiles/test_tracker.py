@@ -527,8 +527,38 @@ def test_kantan_a_call_is_made_on_ones_turn_and_a_wall_tile_stands_in() -> None:
     st = t.seat(1)
     assert st.concealed == before and len(st.stand_ins) == 1 and st.drawn is None
     assert st.melds[0].called == called and t.seat(0).discards[-1].called_by == 1
-    t.refused(ev.Discard(1, t.tile(1, "3z")), "kuikae")
     t.discard(1, "5s")
+    assert t.replayed()["rejected"] == []
+
+
+#: Seat 1 holds 333z and 56m 7m: a pon of 3z or a chi of 4m off seat 0.
+KANTAN_KUIKAE = {**KANTAN, 1: "333z 456p 789s 56m 7m 5s"}
+
+
+@pytest.mark.parametrize(
+    ("thrown", "call", "own", "swap"),
+    [("3z", "pon", "33z", "3z"), ("4m", "chi", "56m", "7m")],
+    ids=["pon, then the called kind", "chi, then the run's other end"],
+)
+@pytest.mark.parametrize("kuikae", [True, False], ids=["kantan", "kantan without kuikae"])
+def test_kantan_allows_swap_calling(
+    thrown: str, call: str, own: str, swap: str, kuikae: bool
+) -> None:
+    # 食い替え（現物も）可 (seed 004): right after its call the caller may throw the called
+    # kind (現物) as well as the tile beyond its run (筋).
+    rules = load_rules("kantan")
+    t = Table("kantan")
+    if not kuikae:
+        t = Table.with_rules(replace(rules, tiles=replace(rules.tiles, kuikae=False)))
+    t.start(hands=KANTAN_KUIKAE, own_draws={0: [thrown]})
+    t.tsumogiri(0)
+    t.call(1, call, 0, own)
+    t.take(1)
+    discard = ev.Discard(1, t.tile(1, swap))
+    if not kuikae:
+        t.refused(discard, "kuikae")
+        return
+    t.ok(discard)
     assert t.replayed()["rejected"] == []
 
 
