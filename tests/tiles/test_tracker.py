@@ -635,16 +635,24 @@ def test_kantan_allows_swap_calling(
 
 
 def test_kantan_ron_off_several_last_discards() -> None:
+    # ロン牌が複数ある場合は全員からあがれる (seed 004): seat 2 (123m 456m 789m 23p 55s) rons
+    # seat 0's 1p and seat 1's 4p on its own turn. Reading: each pays the hand won on its
+    # own tile: 2 han off the 1p (ittsu), 3 off the 4p (ittsu, dora: the indicator is 3p).
     t = Table("kantan")
-    t.start(hands=KANTAN, own_draws={0: ["7z", "1p"], 1: ["7z", "4p"], 2: ["9p"], 3: ["9s"]})
+    draws = {0: ["7z", "1p"], 1: ["7z", "4p"], 2: ["9p"], 3: ["9s"]}
+    t.start(hands=KANTAN, own_draws=draws, dora=["3p"])
     for seat in (0, 1, 2, 3, 0, 1):
         t.tsumogiri(seat)
-    value = t.value(2, tsumo=False, discarder=0)
-    refusal = t.refused(ev.Ron((0, 1, 3), (value,)), "not_a_win")
+    off_1p, off_4p = (t.value(2, tsumo=False, discarder=d) for d in (0, 1))
+    assert (off_1p.han, off_4p.han) == (2, 3)
+    refusal = t.refused(ev.Ron((0, 1, 3), (off_1p, off_4p, off_4p)), "not_a_win")
     assert "seat 3's 9s" in refusal.message
-    t.ok(ev.Ron((0, 1), (value,)))
+    refusal = t.refused(ev.Ron((0, 1), (off_1p,)), "value_mismatch")
+    assert "claims 2 han off seat 1's 4p; the tiles make 3 han" in refusal.message
+    t.ok(ev.Ron((0, 1), (off_1p, off_4p)))
     out = t.replayed()
     assert out["rejected"] == [] and out["hands"][0]["from"] == [0, 1]
+    assert out["hands"][0]["deltas"] == [-3000, -6000, 9000, 0]
 
 
 @pytest.mark.parametrize(
