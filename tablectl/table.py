@@ -532,20 +532,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             # Resends across daemon restarts are stopped by the link position itself.
             log.info("[%s] seat %d's take of %d again: a resend, ignored", self.table_id, seat, pos)
             return
-        tile = None
-        if self.state.tiles is not None:
-            if self.layouts_void:
-                self.tiles_off(f"seat {seat}'s take at {pos} was read as another tile")
-            else:
-                tile = self._take_tile(pos)
-        take = ev.Take(seat=seat, pos=pos, tile=tile)
-        before = self.state
-        refusal = self._apply(*self._implied_discard(actor=seat), take)
-        if refusal is not None:
-            self._refuse(seat, refusal)
-            return
-        self.consoles[seat].message = ""
-        self.check_hand_at_take(seat, before)
+        self.apply_take(seat, pos)
         wall = self.state.wall
         if self.phase == "table_dealing" and wall is not None and wall.phase != "deal":
             await self._trigger("dealt")

@@ -34,8 +34,7 @@ class ClaimFlow(TileFlow):
     async def _ron_key(self, seat: int) -> None:
         target = self._discarder_for_claim(seat)
         if target == "FROM?":
-            self.pending = Pending(kind="from", seats=[seat], call_kind="ron")
-            self.consoles[seat].prompt = "FROM?"
+            self._ask_from(seat, "ron")
             return
         if isinstance(target, str):
             self._refuse(seat, target)
@@ -72,6 +71,11 @@ class ClaimFlow(TileFlow):
         if len(self.pending.answered) >= self.players - 1:
             await self._close_claim()
 
+    def _ask_from(self, seat: int, kind: str) -> None:
+        """``FROM?``: ``seat`` names whose discard its ron or call (``kind``) takes."""
+        self.pending = Pending(kind="from", seats=[seat], call_kind=kind)
+        self.consoles[seat].prompt = "FROM?"
+
     def _join_claim(self, seat: int) -> None:
         assert self.pending is not None
         if seat not in self.pending.seats:
@@ -105,16 +109,20 @@ class ClaimFlow(TileFlow):
         target = self._discarder_for_claim(seat)
         kind = {m.Key.PON: "pon", m.Key.CHI: "chi", m.Key.KAN: "kan"}[key]
         if target == "FROM?":
-            self.pending = Pending(kind="from", seats=[seat], call_kind=kind)
-            self.consoles[seat].prompt = "FROM?"
+            self._ask_from(seat, kind)
             return
         if isinstance(target, str):
             self._refuse(seat, target)
             return
+        self._make_call(seat, kind, target)
+
+    def _make_call(self, seat: int, kind: str, discarder: int) -> None:
+        """``seat`` calls ``discarder``'s last discard: held until the meld zone shows it in
+        a tile-aware hand, else made at once (after the discard it implies)."""
         if self.state.tiles is not None:
-            self.hold_meld(HeldMeld(seat, kind, target))  # made when the meld zone shows it
+            self.hold_meld(HeldMeld(seat, kind, discarder))
             return
-        call = ev.Call(seat=seat, kind=kind, discarder=target)  # type: ignore[arg-type]
+        call = ev.Call(seat=seat, kind=kind, discarder=discarder)  # type: ignore[arg-type]
         refusal = self._apply(*self._implied_discard(actor=seat), call)
         if refusal is not None:
             self._refuse(seat, refusal)
@@ -173,10 +181,7 @@ class ClaimFlow(TileFlow):
                 self._apply(*implied)
                 await self._open_entry("ron", [seat], discarders)
             else:
-                call = ev.Call(seat=seat, kind=pending.call_kind, discarder=discarders[0])  # type: ignore[arg-type]
-                refusal = self._apply(*implied, call)
-                if refusal is not None:
-                    self._refuse(seat, refusal)
+                self._make_call(seat, pending.call_kind, discarders[0])
 
     async def _kan_prompt(self, seat: int, key: m.Key) -> None:
         console = self.consoles[seat]

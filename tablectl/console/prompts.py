@@ -130,7 +130,7 @@ PROMPTS: dict[str, PromptSpec] = {
             {**_digits("toggle that seat"), K.OK: "done", K.CANCEL: "leave"},
             PLAYING,
             fires=frozenset({"enter_result"}),
-            goes_to=("HAN?",),
+            goes_to=("HAN?", "PLACE MELD"),
             digits="seat",
         ),
         PromptSpec(

@@ -7,6 +7,9 @@ A hand is *tile-aware* when the rules core holds its tiles (``GameState.tiles``)
 table reported ``WALL_READER``, ``SEAT_READER`` and ``WALL_TAKE_SENSORS`` at the hello,
 every wall's layout was read and trusted at the dice, and no ``tiles_off`` event came
 since. Everything here is skipped in any other hand, which is keyed in as before.
+
+Kantan (own walls) too: a call's meld zone shows the caller's own tiles and the stand-in
+it takes from its own wall (the called tile stays in the discarder's pond).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from tablectl.rules.core import step
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
 from tablectl.rules.state import GameState
+from tablectl.rules.wall import WallState, next_position, wall_step
+from tablectl.rules.walltrack import wall_rules
 from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore
 from tablectl.tiles.ids import KIND_NAMES, TileSet, kind, tile_set
@@ -33,7 +38,8 @@ from tablectl.tiles.tracker import SeatTiles
 
 #: What the table must report at the hello for its hands to be tile-aware.
 TILE_CAPS = m.Capability.WALL_READER | m.Capability.SEAT_READER | m.Capability.WALL_TAKE_SENSORS
-#: Tiles each kind of meld shows in the meld zone (a call: the called tile with the own).
+#: Tiles each kind of meld shows in the meld zone (a call: the called tile with the own;
+#: kantan's stand-in in place of the called tile).
 MELD_SIZE = {"chi": 3, "pon": 3, "kan": 4, "closed": 4, "added": 1, "north": 1}
 _FURITEN = (
     (re.compile(r"has discarded (\S+)$"), "in your discards"),
@@ -46,11 +52,13 @@ _FURITEN = (
 class HeldMeld:
     """A call, kan or north keyed by ``seat`` and waiting for its tiles in the seat's meld
     zone (``PLACE MELD``): ``kind`` chi/pon/kan (a call on ``discarder``'s discard) or
-    closed/added/north (own turn)."""
+    closed/added/north (own turn). ``take``: kantan, the position of the stand-in the seat
+    took from its wall before its own tiles showed (applied right after the call)."""
 
     seat: int
     kind: str
     discarder: int | None = None
+    take: int | None = None
 
 
 def score_line(entry: WinEntry, *, fu_counts: bool = True) -> str:
@@ -99,13 +107,9 @@ def yaku_pages(yaku: Sequence[str]) -> list[str]:
 
 
 def _owned(st: SeatTiles) -> set[int]:
-    """Every tile a seat holds, has discarded, melded (called ones too) or pulled."""
-    return {
-        *st.concealed,
-        *(d.tile for d in st.discards),
-        *(t for meld in st.melds for t in meld.tiles),
-        *st.norths,
-    }
+    """Every tile a seat holds, has discarded, laid in its meld zone (called tiles,
+    kantan's stand-ins) or pulled."""
+    return {*st.concealed, *(d.tile for d in st.discards), *st.meld_zone}
 
 
 class TileFlow(ConsoleHost):
@@ -128,8 +132,9 @@ class TileFlow(ConsoleHost):
 
     def reads_tiles(self) -> bool:
         """The table reads every tile (its hands are tile-aware when the layouts are
-        trusted); kantan's own walls are keyed in (not done: docs/tiles.md)."""
-        return (self.capabilities & TILE_CAPS) == TILE_CAPS and not self.rules.wall.own_walls
+        trusted): the wall and seat readers, and the take sensors that say which wall
+        position each tile came from."""
+        return (self.capabilities & TILE_CAPS) == TILE_CAPS
 
     def tile_hand(self) -> bool:
         """The hand in progress is tile-aware (the rules core holds its tiles)."""
@@ -185,9 +190,48 @@ class TileFlow(ConsoleHost):
             refusal = self._apply(*self._meld_events(held, ()))
             if refusal is not None:
                 self._refuse(held.seat, refusal)
+            if held.take is not None:
+                self.apply_take(held.seat, held.take)  # the stand-in, keyed as the call
         for console in self.consoles:
             if not console.prompt:
                 console.message = "KEY ENTRY: NO TILES"
+
+    def apply_take(self, seat: int, pos: int) -> None:
+        """A take at ``pos`` by ``seat``, after the discard it implies: in a tile-aware
+        hand with the layout's tile (the layouts void: the tiles go off first), and held
+        instead while it is kantan's stand-in for a call still waiting for its meld. A
+        take that begins the seat's turn has its hand checked."""
+        tile = None
+        if self.state.tiles is not None:
+            if self.layouts_void:
+                self.tiles_off(f"seat {seat}'s take at {pos} was read as another tile")
+            else:
+                tile = self._take_tile(pos)
+        if self._hold_take(seat, pos):
+            return
+        before = self.state
+        refusal = self._apply(*self._implied_discard(actor=seat), ev.Take(seat, pos, tile))
+        if refusal is not None:
+            self._refuse(seat, refusal)
+            return
+        self.consoles[seat].message = ""
+        self.check_hand_at_take(seat, before)
+
+    def _hold_take(self, seat: int, pos: int) -> bool:
+        """Kantan: a take by a seat whose call waits at ``PLACE MELD`` is the tile that
+        stands in for the called one, lifted before the caller's own tiles showed in its
+        meld zone. The call must come first in the core (it makes the next take the
+        stand-in), so the take is kept and applied right after it (or as the seat's draw
+        if the call is withdrawn). True if kept (a resend of it too)."""
+        held = self.held_meld
+        kantan_call = held is not None and held.kind in ("chi", "pon") and held.seat == seat
+        if held is None or not kantan_call or not self.rules.wall.own_walls:
+            return False
+        if held.take is None:
+            log.info("[%s] seat %d's take of %d waits for its call's meld",
+                     self.table_id, seat, pos)  # fmt: skip
+            held.take = pos
+        return held.take == pos
 
     def reader_fault(self, detail: int) -> None:
         """A ``Fault(TILE_READER)``: a seat reader (detail 0x100 + 16 * seat + zone) or the
@@ -379,40 +423,77 @@ class TileFlow(ConsoleHost):
         if self.consoles[seat].prompt != "PLACE MELD":
             self.held_meld = None  # swept by a phase change, or withdrawn
             return
-        fresh = self._fresh_melds(seat)
-        need = MELD_SIZE[held.kind]
-        if len(fresh) < need:
-            return
-        own = tuple(fresh)
+        laid = self._fresh_melds(seat)
+        own = MELD_SIZE[held.kind]
         if held.kind in ("chi", "pon", "kan"):
-            before = self._state_after(self._meld_events(held, ())[:-1])
-            called = None
-            if not isinstance(before, Refusal) and before.tiles is not None:
-                assert held.discarder is not None
-                river = before.tiles.seats[held.discarder].discards
-                called = river[-1].tile if river else None
-            if called not in fresh:
-                self._refuse(seat, f"not that {held.kind}")
+            own -= 1
+            before = self._before_call(held)
+            if self.rules.wall.own_walls:
+                # Kantan: the called tile stays in its pond, and the stand-in the caller
+                # lifts from its own wall may lie here before its take is reported.
+                laid = [t for t in laid if t != self._stand_in(held, before)]
+            elif len(laid) > own:
+                called = self._called_tile(held, before)
+                if called not in laid:
+                    self._refuse(seat, f"not that {held.kind}")
+                    return
+                laid = [t for t in laid if t != called]
+            else:
                 return
-            own = tuple(t for t in fresh if t != called)
-        if len(fresh) > need:
+        if len(laid) < own:
+            return
+        if len(laid) > own:
             self._refuse(seat, f"not that {held.kind}")
             return
-        refusal = self._apply(*self._meld_events(held, own))
+        refusal = self._apply(*self._meld_events(held, tuple(laid)))
         if refusal is None:
-            self.held_meld = None
-            self.consoles[seat].prompt, self.consoles[seat].typed = "", ""
+            self._release(held)
             return
         self._refuse(seat, refusal)
         if refusal.code not in SHORT_REFUSALS:
-            # Not about the tiles laid (the turn moved on, say): the call is gone.
-            self.held_meld = None
-            self.consoles[seat].prompt, self.consoles[seat].typed = "", ""
+            self._release(held)  # not about the tiles laid (the turn moved on): it is gone
+
+    def _release(self, held: HeldMeld) -> None:
+        """The held meld is made, withdrawn or gone: its prompt closes, and a stand-in
+        take it kept is applied (the stand-in after the call; else the seat's draw)."""
+        self.held_meld = None
+        console = self.consoles[held.seat]
+        if console.prompt == "PLACE MELD":
+            console.prompt, console.typed = "", ""
+        if held.take is not None:
+            self.apply_take(held.seat, held.take)
+
+    def _before_call(self, held: HeldMeld) -> GameState | None:
+        """The state the held call would be made in (after the discard it implies)."""
+        state = self._state_after(self._meld_events(held, ())[:-1])
+        return None if isinstance(state, Refusal) or state.tiles is None else state
+
+    def _called_tile(self, held: HeldMeld, before: GameState | None) -> int | None:
+        """The tile the held call takes: the discarder's last discard."""
+        if before is None or before.tiles is None or held.discarder is None:
+            return None
+        river = before.tiles.seats[held.discarder].discards
+        return river[-1].tile if river else None
+
+    def _stand_in(self, held: HeldMeld, before: GameState | None) -> int | None:
+        """Kantan: the tile the caller's next take brings from its own wall, to lie in its
+        meld zone for the called tile (the one it took already, if it did)."""
+        if before is None or before.tiles is None or before.wall is None:
+            return None
+        pos = held.take
+        if pos is None:
+            rules = wall_rules(self.rules)
+            call = ev.Call(held.seat, held.kind, held.discarder)  # type: ignore[arg-type]
+            after = wall_step(rules, before.wall, call)
+            pos = next_position(rules, after, held.seat) if isinstance(after, WallState) else None
+        return None if pos is None else before.tiles.layout[pos]
 
     async def _meld_prompt(self, seat: int, key: m.Key) -> None:
-        """CANCEL at ``PLACE MELD``: the call is withdrawn."""
-        if key == m.Key.CANCEL:
-            self.held_meld = None
+        """CANCEL at ``PLACE MELD``: the call is withdrawn (a stand-in already lifted is
+        then the seat's draw)."""
+        if key == m.Key.CANCEL and self.held_meld is not None:
+            self._release(self.held_meld)
+        elif key == m.Key.CANCEL:
             self.consoles[seat].prompt, self.consoles[seat].typed = "", ""
 
     # ------------------------------------------------------------------ wins
@@ -593,11 +674,11 @@ class TileFlow(ConsoleHost):
                 console.typed = said[seat]
 
     def _fresh_melds(self, seat: int) -> list[int]:
+        """Tiles in ``seat``'s meld zone that the tiles do not have there yet."""
         tiles = self.state.tiles
         if tiles is None:
             return []
-        st = tiles.seats[seat]
-        placed = {t for meld in st.melds for t in meld.tiles} | set(st.norths)
+        placed = set(tiles.seats[seat].meld_zone)
         return [t for t in self.zone_melds[seat] if t not in placed]
 
     def _unread(self) -> tuple[list[list[int]], list[list[int]]]:
@@ -619,7 +700,12 @@ class TileFlow(ConsoleHost):
             "unread_melds": melds,
             "held_meld": None
             if held is None
-            else {"seat": held.seat, "kind": held.kind, "discarder": held.discarder},
+            else {
+                "seat": held.seat,
+                "kind": held.kind,
+                "discarder": held.discarder,
+                "take": held.take,
+            },
         }
 
     def tile_flow_key(self) -> tuple[Any, ...]:
@@ -629,7 +715,7 @@ class TileFlow(ConsoleHost):
         return (
             tuple(map(tuple, ponds)),
             tuple(map(tuple, melds)),
-            None if held is None else (held.seat, held.kind, held.discarder),
+            None if held is None else (held.seat, held.kind, held.discarder, held.take),
         )
 
     def restore_tile_flow(self, snapshot: dict[str, Any]) -> None:
@@ -645,16 +731,19 @@ class TileFlow(ConsoleHost):
         if raw is not None:
             if raw["kind"] not in MELD_SIZE or not 0 <= int(raw["seat"]) < self.players:
                 raise ValueError(f"a held meld of kind {raw['kind']!r} by seat {raw['seat']}")
-            discarder = raw.get("discarder")
+            discarder, take = raw.get("discarder"), raw.get("take")
             held = HeldMeld(
-                int(raw["seat"]), str(raw["kind"]), None if discarder is None else int(discarder)
+                int(raw["seat"]),
+                str(raw["kind"]),
+                None if discarder is None else int(discarder),
+                None if take is None else int(take),
             )
         self.reset_zones()
         tiles = self.state.tiles
         if tiles is not None:
             for seat, st in enumerate(tiles.seats):
-                kept = [d.tile for d in st.discards if d.called_by is None]
-                self.zone_ponds[seat] = (*kept, *(ponds[seat] if ponds else ()))
-                laid = [t for meld in st.melds for t in meld.tiles] + list(st.norths)
-                self.zone_melds[seat] = (*laid, *(melds[seat] if melds else ()))
+                # What the readers show: kantan's called tiles in the ponds, its stand-ins
+                # in the meld zones.
+                self.zone_ponds[seat] = (*st.pond, *(ponds[seat] if ponds else ()))
+                self.zone_melds[seat] = (*st.meld_zone, *(melds[seat] if melds else ()))
         self.held_meld = held

@@ -591,3 +591,123 @@ def test_what_a_seat_is_told_of_its_hand() -> None:
     assert hand_text(tiles, [], [135]) == "hand: extra 7z"
     assert hand_text(tiles, [0, 4, 8, 12, 20], []) == "hand: 5 tiles differ"
     assert hand_text(tiles, [0, 4], [8]) == "hand: 3 tiles differ"
+
+
+# --- kantan ------------------------------------------------------------------------------
+
+#: Seat 1 holds 333z and 56m 7m; seat 2 waits on 1p 4p (123m 456m 789m 23p 55s).
+KANTAN_HANDS = {
+    0: "147m 258p 369s 1z 2z 4z 5z",
+    1: "333z 456p 789s 56m 7m 5s",
+    2: "123m 456m 789m 23p 55s",
+    3: "147m 258p 369s 1z 2z 4z 6z",
+}
+
+
+def kantan_layout(own_draws: dict[int, list[str]], **layout: Any) -> dict[str, Any]:
+    return {"hands": KANTAN_HANDS, "own_draws": own_draws, **layout}
+
+
+async def kantan(own_draws: dict[int, list[str]], **layout: Any) -> TileRig:
+    """A kantan hand whose tiles are read, dealt: the dealer (seat 0) has drawn."""
+    return await started(kantan_layout(own_draws, **layout), "kantan")
+
+
+def owned(rig: TileRig, seat: int, name: str, count: int) -> tuple[int, ...]:
+    """``count`` of ``seat``'s tiles of kind ``name``."""
+    found = tuple(t for t in rig.hand(seat) if KIND_NAMES[kind(t)] == name)[:count]
+    assert len(found) == count, (seat, name, rig.hand(seat))
+    return found
+
+
+async def test_a_kantan_hand_reads_its_tiles() -> None:
+    rig = await kantan({0: ["7z"]})
+    assert rig.table.reads_tiles() and rig.state.tiles is not None
+    assert [type(e) for e in rig.events[:2]] == [ev.Dice, ev.Layout]
+
+
+@pytest.mark.parametrize(
+    "order", ["key, own tiles, take", "key, take, own tiles", "own tiles, key, take", "early"]
+)
+async def test_a_kantan_pon_shows_its_own_tiles_and_a_stand_in_from_the_wall(order: str) -> None:
+    # 鳴いた牌を河から持って来ないで、代わりに山の牌を加える: the called 3z stays in seat 0's
+    # pond; seat 1 lays its own 33z and a tile from its own wall in the meld zone. The
+    # take may come before the own tiles show (kept until the call is made), and the
+    # reader may show the stand-in before the take sensor reports it ("early").
+    rig = await kantan({0: ["3z"], 1: ["9p"]})
+    called = await rig.discard(0)
+    own = owned(rig, 1, "3z", 2)
+    stand_in = rig.layout[34 + 13]  # seat 1's own wall, after the 13 it dealt itself
+    keys = (K.PON, K.DIGIT_0, K.OK)
+    if order.startswith("own tiles"):
+        await rig.meld(1, *own)
+        await rig.key(1, *keys)
+        assert rig.events[-1] == ev.Call(seat=1, kind="pon", discarder=0, tiles=own)
+        await rig.take(1)
+    else:
+        await rig.key(1, *keys)
+        assert rig.lines(1)[0] == "PLACE MELD PON"
+        if order == "key, take, own tiles":
+            await rig.take(1)  # kept: the call is not made yet
+            assert not isinstance(rig.events[-1], ev.Call | ev.Take)
+            await rig.meld(1, *own)
+        elif order == "early":
+            await rig.meld(1, *own, stand_in)
+            assert rig.events[-1] == ev.Call(seat=1, kind="pon", discarder=0, tiles=own)
+            await rig.take(1)
+        else:
+            await rig.meld(1, *own)
+            await rig.take(1)
+    assert rig.events[-2:] == [
+        ev.Call(seat=1, kind="pon", discarder=0, tiles=own),
+        ev.Take(seat=1, pos=34 + 13, tile=stand_in),
+    ]
+    assert rig.table.held_meld is None and rig.lines(1)[0] == "S 25000"
+    if order != "early":
+        await rig.meld(1, stand_in)
+    st = rig.state.tiles.seats  # type: ignore[union-attr]
+    assert st[1].meld_zone == (*own, stand_in) and stand_in not in st[1].concealed
+    assert st[0].pond == (called,) == rig.table.zone_ponds[0]
+    assert rig.table._fresh_melds(1) == []
+    # 食い替え（現物も）可: the third 3z may go right after the pon.
+    third = owned(rig, 1, "3z", 1)[0]
+    assert await rig.discard(1, third) == third and rig.events[-1] == ev.Discard(1, third)
+    assert tiles_off(rig) == []
+
+
+async def test_a_kantan_call_withdrawn_after_its_take_leaves_that_take_a_draw() -> None:
+    rig = await kantan({0: ["3z"], 1: ["9p"]})
+    await rig.discard(0)
+    await rig.key(1, K.PON, K.DIGIT_0, K.OK)
+    await rig.take(1)
+    await rig.key(1, K.CANCEL)
+    assert rig.events[-1] == ev.Take(seat=1, pos=34 + 13, tile=rig.layout[34 + 13])
+    assert rig.state.tiles.seats[1].drawn == rig.layout[34 + 13]  # type: ignore[union-attr]
+    assert rig.table.held_meld is None and rig.lines(1)[0] == "S 25000"
+
+
+async def test_a_restart_while_a_kantan_call_waits_with_its_take_makes_it_when_it_shows() -> None:
+    layout = kantan_layout({0: ["3z"], 1: ["9p"]})
+    rig = await started(layout, "kantan")
+    called = await rig.discard(0)
+    await rig.key(1, K.PON, K.DIGIT_0, K.OK)
+    await rig.take(1)
+    stored = json.loads(json.dumps(rig.table.flow_snapshot()))
+    assert stored["held_meld"]["take"] == 34 + 13
+    again = TileRig("kantan", layout=layout, state=rig.state)
+    again.table.restore_flow(stored)
+    await again.up()
+    assert again.lines(1)[0] == "PLACE MELD PON"
+    own = owned(rig, 1, "3z", 2)
+    await again.meld(1, *own)
+    assert again.events[-2:] == [
+        ev.Call(seat=1, kind="pon", discarder=0, tiles=own),
+        ev.Take(seat=1, pos=34 + 13, tile=rig.layout[34 + 13]),
+    ]
+    # Rebuilt after another restart: the called 3z in seat 0's pond, the stand-in among
+    # seat 1's melds.
+    stored = json.loads(json.dumps(again.table.flow_snapshot()))
+    third = TileRig("kantan", layout=layout, state=again.state)
+    third.table.restore_flow(stored)
+    assert third.table.zone_ponds[0] == (called,)
+    assert third.table.zone_melds[1] == (*own, rig.layout[34 + 13])
