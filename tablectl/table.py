@@ -226,7 +226,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
                 tuple(p.seats),
                 frozenset(p.answered),
                 tuple(
-                    (e.seat, e.han, e.fu, e.yakuman, e.pao, e.done, e.scored)
+                    (e.seat, e.han, e.fu, e.yakuman, e.pao, e.done, e.scored, len(e.each))
                     for e in p.entries.values()
                 ),
                 frozenset(p.tenpai),
@@ -259,7 +259,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             raw = snapshot["pending"]
             pending = None
             if raw is not None:
-                entries = [WinEntry(**e) for e in raw["entries"]]
+                entries = [WinEntry.from_dict(e) for e in raw["entries"]]
                 pending = Pending(
                     kind=str(raw["kind"]),
                     discarders=tuple(int(d) for d in raw["discarders"]),

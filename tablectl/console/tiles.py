@@ -9,7 +9,8 @@ every wall's layout was read and trusted at the dice, and no ``tiles_off`` event
 since. Everything here is skipped in any other hand, which is keyed in as before.
 
 Kantan (own walls) too: a call's meld zone shows the caller's own tiles and the stand-in
-it takes from its own wall (the called tile stays in the discarder's pond).
+it takes from its own wall (the called tile stays in the discarder's pond), a ron names
+its discarders from the tiles, and the 18th discards may be ronned by every seat.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from firmware_bridge import messages as m
 from tablectl.console.host import SHORT_REFUSALS, ConsoleHost, log
-from tablectl.console.model import LINE, Pending, WinEntry, fit
+from tablectl.console.model import LINE, Pending, RonValue, WinEntry, fit
 from tablectl.rules import events as ev
 from tablectl.rules import tiletrack
 from tablectl.rules.core import step
@@ -61,17 +62,25 @@ class HeldMeld:
     take: int | None = None
 
 
+def value_text(han: int, fu: int | None, yakuman: int, *, fu_counts: bool = True) -> str:
+    """A scored value: ``3 HAN 40 FU``, ``YAKUMAN x2``; without the fu where they do not
+    count (5 han and more, a table without fu)."""
+    if yakuman:
+        return "YAKUMAN" + ("" if yakuman == 1 else f" x{yakuman}")
+    if fu is None or not fu_counts or han >= 5:
+        return f"{han} HAN"
+    return f"{han} HAN {fu} FU"
+
+
 def score_line(entry: WinEntry, *, fu_counts: bool = True) -> str:
-    """Line 1 of a scored win: ``3 HAN 40 FU 5200 OK?``, ``YAKUMAN 32000 OK?``; without
-    the fu where they do not count (5 han and more, a table without fu)."""
-    if entry.yakuman:
-        count = "" if entry.yakuman == 1 else f" x{entry.yakuman}"
-        return fit(f"YAKUMAN{count} {entry.points} OK?")
-    if entry.fu is None or not fu_counts or entry.han >= 5:
-        return fit(f"{entry.han} HAN {entry.points} OK?")
-    text = f"{entry.han} HAN {entry.fu} FU {entry.points} OK?"
+    """Line 1 of a scored win: ``3 HAN 40 FU 5200 OK?``, ``YAKUMAN 32000 OK?``; kantan's
+    ron off several discarders with their number and the sum: ``RON x2 9000 OK?``."""
+    if entry.each:
+        return fit(f"RON x{len(entry.each)} {entry.points} OK?")
+    value = value_text(entry.han, entry.fu, entry.yakuman, fu_counts=fu_counts)
+    text = f"{value} {entry.points} OK?"
     if len(text) > LINE:
-        text = f"{entry.han}HAN {entry.fu}FU {entry.points} OK?"
+        text = text.replace(" HAN ", "HAN ").replace(" FU ", "FU ")
     return fit(text)
 
 
@@ -538,6 +547,28 @@ class TileFlow(ConsoleHost):
             return head, detail
         return score
 
+    def kantan_discarders(
+        self, seat: int, state: GameState | None = None
+    ) -> list[int] | tuple[str, str]:
+        """Kantan: every other seat whose last discard ``seat`` wins on by the tiles, in
+        turn order after it (ロン牌が複数ある場合は全員からあがれる: the tiles name them all,
+        and the winner never gains by leaving one out), or why none is a win: the reason a
+        completing tile gave (no yaku), else that none completes the hand."""
+        state = self.state if state is None else state
+        wall = state.wall
+        found: list[int] = []
+        why = ("not a win", "no last discard wins")
+        for step_ in range(1, self.players):
+            discarder = (seat + step_) % self.players
+            if wall is None or not wall.discards[discarder]:
+                continue
+            score = self.win_score(seat, tsumo=False, discarder=discarder, state=state)
+            if isinstance(score, tuple):
+                why = why if score[0] == "not a win" else score
+                continue
+            found.append(discarder)
+        return found or why
+
     def refuse_win(self, seat: int, why: tuple[str, str]) -> None:
         """A win the tiles do not make, on both display lines (``! furiten: 3p`` / ``in
         your discards``); nothing changes."""
@@ -570,6 +601,37 @@ class TileFlow(ConsoleHost):
             yaku=list(score.yaku),
         )
 
+    def _scored(
+        self, seat: int, *, tsumo: bool, discarders: tuple[int, ...]
+    ) -> WinEntry | tuple[str, str]:
+        """``seat``'s win entry as the tiles score it, or why it is no win. Kantan's ron
+        off several discarders is scored once per discarder, on that discarder's tile
+        (each pays its own value: docs/rules.md, "Several winners")."""
+        if tsumo or len(discarders) < 2:
+            discarder = discarders[0] if discarders else None
+            score = self.win_score(seat, tsumo=tsumo, discarder=discarder)
+            if isinstance(score, tuple):
+                return score
+            return self.scored_entry(seat, score, tsumo=tsumo)
+        each: list[RonValue] = []
+        for discarder in discarders:
+            score = self.win_score(seat, tsumo=False, discarder=discarder)
+            if isinstance(score, tuple):
+                return score
+            one = self.scored_entry(seat, score, tsumo=False)
+            each.append(RonValue(discarder, one.han, one.fu, one.yakuman, one.points, one.yaku))
+        first = each[0]
+        return WinEntry(
+            seat=seat,
+            han=first.han,
+            fu=first.fu,
+            yakuman=first.yakuman,
+            scored=True,
+            points=sum(v.points for v in each),
+            yaku=first.yaku,
+            each=each,
+        )
+
     async def open_scored_entry(
         self,
         kind_: str,
@@ -581,13 +643,11 @@ class TileFlow(ConsoleHost):
         refuse is told why and leaves the win (``trigger`` enters the entry phase)."""
         entries: dict[int, WinEntry] = {}
         for seat in seats:
-            score = self.win_score(
-                seat, tsumo=kind_ == "tsumo", discarder=discarders[0] if discarders else None
-            )
-            if isinstance(score, tuple):
-                self.refuse_win(seat, score)
+            entry = self._scored(seat, tsumo=kind_ == "tsumo", discarders=discarders)
+            if isinstance(entry, tuple):
+                self.refuse_win(seat, entry)
                 continue
-            entries[seat] = self.scored_entry(seat, score, tsumo=kind_ == "tsumo")
+            entries[seat] = entry
         self.pending = Pending(
             kind=kind_, discarders=discarders, seats=list(entries), entries=entries
         )
@@ -608,7 +668,7 @@ class TileFlow(ConsoleHost):
             console.prompt = ""
             return
         if key == m.Key.DIGIT_0:
-            console.choice = ((console.choice or 0) + 1) % len(yaku_pages(entry.yaku))
+            console.choice = ((console.choice or 0) + 1) % len(self.score_pages(entry))
             console.message = ""
         elif key == m.Key.CANCEL:
             await self._cancel_entry(seat)
@@ -627,19 +687,37 @@ class TileFlow(ConsoleHost):
         line1 = score_line(entry, fu_counts=self.rules.scoring.table == "standard")
         if console.message:
             return line1, fit(console.message)
-        pages = yaku_pages(entry.yaku)
+        pages = self.score_pages(entry)
         return line1, pages[(console.choice or 0) % len(pages)]
+
+    def score_pages(self, entry: WinEntry) -> list[str]:
+        """Line 2 at ``OK?``, paged with 0: the yaku; for kantan's ron off several
+        discarders each one's wind and value (``S: 3 HAN 6000``) before its yaku."""
+        if not entry.each:
+            return yaku_pages(entry.yaku)
+        fu_counts = self.rules.scoring.table == "standard"
+        pages: list[str] = []
+        for v in entry.each:
+            wind = "ESWN"[(v.discarder - self.state.dealer) % self.players]
+            value = value_text(v.han, v.fu, v.yakuman, fu_counts=fu_counts)
+            pages += [fit(f"{wind}: {value} {v.points}"), *yaku_pages(v.yaku)]
+        return pages
 
     # ------------------------------------------------------------------ the draw
 
     async def _last_discard_window(self, discarder: int) -> None:
         """The last discard is out: the other seats may ron it (``RON?``); when every one
-        passed (or the claim window ran out) the tiles decide the draw."""
-        self.pending = Pending(kind="claim", discarders=(discarder,), seats=[], answered=set())
+        passed (or the claim window ran out) the tiles decide the draw. Kantan: every seat
+        may ron the others' 18th discards (18枚目の捨て牌は流局後にロン出来る): no discarder
+        is named, and each seat's ron names its own."""
+        kantan = self.rules.wall.own_walls
+        self.pending = Pending(
+            kind="claim", discarders=() if kantan else (discarder,), seats=[], answered=set()
+        )
         for other in range(self.players):
-            if other != discarder:
+            if other != discarder or kantan:
                 self._open(other, "RON?")
-                self.consoles[other].message = "LAST DISCARD"
+                self.consoles[other].message = "LAST DISCARDS" if kantan else "LAST DISCARD"
         await self._trigger("claim_opened")
         self.claim_deadline = self.now() + self.claim_window_s
 

@@ -686,6 +686,101 @@ async def test_a_kantan_call_withdrawn_after_its_take_leaves_that_take_a_draw() 
     assert rig.table.held_meld is None and rig.lines(1)[0] == "S 25000"
 
 
+#: Seats 0 and 1 throw 7z, then 1p and 4p; seat 2 waits on both; the indicator is 3p.
+SEVERAL = {0: ["7z", "1p"], 1: ["7z", "4p"], 2: ["9p"], 3: ["9s"]}
+
+
+async def test_a_kantan_ron_wins_off_every_last_discard_each_at_its_own_value() -> None:
+    # ロン牌が複数ある場合は全員からあがれる: seat 2 presses RON on its own turn; the tiles
+    # name seats 0 and 1 (no FROM?), each paying the hand on its own tile: 2 han off the
+    # 1p (ittsu), 3 off the 4p (ittsu, dora).
+    rig = await kantan(SEVERAL, dora=["3p"])
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3, 0, 1)
+    await rig.key(2, K.RON)
+    assert rig.lines(2) == ("RON x2 9000 OK?", "E: 2 HAN 3000")
+    pages = []
+    for _ in range(4):
+        pages.append(rig.lines(2)[1])
+        await rig.key(2, K.DIGIT_0)
+    assert pages == ["E: 2 HAN 3000", "ittsu", "S: 3 HAN 6000", "ittsu, dora 1"]
+    await rig.key(2, K.OK)
+    assert rig.events[-1] == ev.Ron(
+        discarders=(0, 1), winners=(ev.Hand(seat=2, han=2), ev.Hand(seat=2, han=3))
+    )
+    assert rig.state.scores == (22000, 19000, 34000, 25000)
+
+
+@pytest.mark.parametrize(
+    ("seat", "draws", "lines"),
+    [
+        (2, {0: ["7z", "8s"], 1: ["7z", "8s"]}, ("! not a win", "no last discard wins")),
+        (3, SEVERAL, ("N 25000", "! ron on own turn")),
+    ],
+    ids=["no last discard wins", "not its turn"],
+)
+async def test_a_kantan_ron_the_tiles_or_the_turn_refuse(
+    seat: int, draws: dict[int, list[str]], lines: tuple[str, str]
+) -> None:
+    rig = await kantan(draws)
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3, 0, 1)
+    before = len(rig.events)
+    await rig.key(seat, K.RON)
+    assert rig.lines(seat) == lines
+    assert len(rig.events) == before and rig.table.phase == "table_playing_turn"
+
+
+async def test_a_kantan_ron_on_a_wait_thrown_before_stands() -> None:
+    # フリテン無し: seat 2 throws its own winning 1p, then rons seat 1's 4p.
+    rig = await kantan({1: ["7z", "4p"], 2: ["1p"]})
+    await rig.discard(0)
+    await rig.go_round(1)
+    await rig.take(2)
+    await rig.discard(2, rig.tile(2, "1p"))
+    await rig.go_round(3, 0, 1)
+    await rig.key(2, K.RON)
+    assert rig.lines(2)[0].endswith(" OK?")
+    await rig.key(2, K.OK)
+    assert isinstance(rig.events[-1], ev.Ron) and rig.events[-1].discarders == (1,)
+
+
+#: Seats 0 and 2 wait on 1p 4p; seat 3's 18th draw (and discard) is a 4p.
+LAST_HANDS = {**KANTAN_HANDS, 0: "123s 406s 789s 23p 99m"}
+LAST_DRAWS = {3: ["5555z 7777z 9999p 111z 22z", "4p"]}
+
+
+async def kantan_to_the_last_discard() -> TileRig:
+    rig = await started({"hands": LAST_HANDS, "own_draws": LAST_DRAWS}, "kantan")
+    await rig.discard(0)
+    wall = await rig.play_out()
+    assert wall.finished and wall.last_discard == 3
+    assert all(rig.lines(s) == ("RON?", "LAST DISCARDS") for s in range(4))
+    return rig
+
+
+async def test_after_the_18th_discards_every_seat_may_ron_and_the_next_in_turn_wins() -> None:
+    # 18枚目の捨て牌は流局後にロン出来る: seats 0 and 2 both ron seat 3's last 4p; seat 0,
+    # whose turn would have come first, wins.
+    rig = await kantan_to_the_last_discard()
+    for seat, key in ((2, K.RON), (0, K.RON), (1, K.CANCEL), (3, K.CANCEL)):
+        await rig.key(seat, key)
+    assert rig.lines(0)[0].endswith(" OK?") and rig.table.pending is not None
+    assert rig.table.pending.discarders[-1] == 3
+    await rig.key(0, K.OK)
+    ron = rig.events[-1]
+    assert isinstance(ron, ev.Ron) and ron.winners[0].seat == 0 and 3 in ron.discarders
+
+
+async def test_after_the_18th_discards_nobody_rons_and_the_tiles_decide_the_draw() -> None:
+    rig = await kantan_to_the_last_discard()
+    expected = tiletrack.expected_draw(rig.state)
+    assert expected is not None and {0, 2} <= set(expected.tenpai)
+    for seat in range(4):
+        await rig.key(seat, K.CANCEL)
+    assert rig.events[-1] == expected and rig.lines(0)[0] == "CONFIRM TENPAI"
+
+
 async def test_a_restart_while_a_kantan_call_waits_with_its_take_makes_it_when_it_shows() -> None:
     layout = kantan_layout({0: ["3z"], 1: ["9p"]})
     rig = await started(layout, "kantan")
