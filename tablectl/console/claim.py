@@ -104,9 +104,12 @@ class ClaimFlow(TileFlow):
         await self._open_entry("ron", [seat], tuple(offers))
 
     def _ask_from(self, seat: int, kind: str) -> None:
-        """``FROM?``: ``seat`` names whose discard its ron or call (``kind``) takes."""
+        """``FROM?``: ``seat`` names whose discard its ron or call (``kind``) takes. It
+        opens empty (a CONFIRM line's TENPAI may still be typed there); a hand reader's
+        disagreement stays on line 2: why a ron is keyed."""
         self.pending = Pending(kind="from", seats=[seat], call_kind=kind)
-        self.consoles[seat].prompt = "FROM?"
+        self._open(seat, "FROM?")
+        self.consoles[seat].message = self.hand_misread.get(seat, "")
 
     def _join_claim(self, seat: int) -> None:
         assert self.pending is not None

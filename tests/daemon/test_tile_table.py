@@ -675,6 +675,18 @@ async def test_a_kantan_pon_shows_its_own_tiles_and_a_stand_in_from_the_wall(ord
     assert tiles_off(rig) == []
 
 
+async def test_from_opens_empty_after_a_confirm_that_said_tenpai() -> None:
+    # A draw the tiles decide leaves TENPAI typed on each CONFIRM line; FROM? in a later
+    # hand must not read it as seats (it raised ValueError in the daemon).
+    rig = await kantan({0: ["3z"], 1: ["9p"]})
+    await rig.discard(0)
+    rig.table.consoles[1].typed = "TENPAI"
+    await rig.key(1, K.PON)
+    assert rig.lines(1)[0] == "FROM?"
+    await rig.key(1, K.DIGIT_0, K.OK)
+    assert rig.lines(1)[0] == "PLACE MELD PON"
+
+
 async def test_a_kantan_call_withdrawn_after_its_take_leaves_that_take_a_draw() -> None:
     rig = await kantan({0: ["3z"], 1: ["9p"]})
     await rig.discard(0)
