@@ -723,6 +723,37 @@ async def test_a_kantan_ron_wins_off_every_last_discard_each_at_its_own_value() 
     assert rig.state.scores == (22000, 19000, 34000, 25000)
 
 
+async def test_a_restart_at_ok_on_a_ron_off_several_comes_back_to_it() -> None:
+    layout = kantan_layout(SEVERAL, dora=["3p"])
+    rig = await started(layout, "kantan")
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3, 0, 1)
+    await rig.key(2, K.RON, K.DIGIT_0)
+    shown = rig.lines(2)
+    stored = json.loads(json.dumps(rig.table.flow_snapshot()))
+    again = TileRig("kantan", layout=layout, state=rig.state)
+    again.table.restore_flow(stored)
+    await again.up()
+    assert again.lines(2) == shown == ("RON x2 9000 OK?", "ittsu")
+    await again.key(2, K.OK)
+    assert again.events[-1] == ev.Ron((0, 1), (ev.Hand(seat=2, han=2), ev.Hand(seat=2, han=3)))
+
+
+async def test_a_reader_fault_while_a_kantan_call_waits_with_its_take_makes_both_keyed() -> None:
+    rig = await kantan({0: ["3z"], 1: ["9p"]})
+    await rig.discard(0)
+    await rig.key(1, K.PON, K.DIGIT_0, K.OK)
+    await rig.take(1)  # the stand-in, kept: the own tiles have not shown
+    await rig.send(m.Fault(code=m.FaultCode.TILE_READER, detail=0x111, text="seat 1 melds"))
+    assert rig.events[-3:] == [
+        ev.TilesOff(reason="seat 1 reader fault"),
+        ev.Call(seat=1, kind="pon", discarder=0),
+        ev.Take(seat=1, pos=34 + 13),
+    ]
+    wall = rig.state.wall
+    assert wall is not None and wall.phase == "called" and rig.table.held_meld is None
+
+
 @pytest.mark.parametrize(
     ("seat", "draws", "lines"),
     [
