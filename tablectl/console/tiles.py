@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from firmware_bridge import messages as m
@@ -613,24 +613,18 @@ class TileFlow(ConsoleHost):
             if isinstance(score, tuple):
                 return score
             return self.scored_entry(seat, score, tsumo=tsumo)
-        each: list[RonValue] = []
+        entries: list[WinEntry] = []
         for discarder in discarders:
             score = self.win_score(seat, tsumo=False, discarder=discarder)
             if isinstance(score, tuple):
                 return score
-            one = self.scored_entry(seat, score, tsumo=False)
-            each.append(RonValue(discarder, one.han, one.fu, one.yakuman, one.points, one.yaku))
-        first = each[0]
-        return WinEntry(
-            seat=seat,
-            han=first.han,
-            fu=first.fu,
-            yakuman=first.yakuman,
-            scored=True,
-            points=sum(v.points for v in each),
-            yaku=first.yaku,
-            each=each,
-        )
+            entries.append(self.scored_entry(seat, score, tsumo=False))
+        each = [
+            RonValue(d, e.han, e.fu, e.yakuman, e.points, e.yaku)
+            for d, e in zip(discarders, entries, strict=True)
+        ]
+        # The first discarder's value stands for the entry; the winner gets the sum.
+        return replace(entries[0], points=sum(v.points for v in each), each=each)
 
     async def open_scored_entry(
         self,
