@@ -419,9 +419,11 @@ class SimFirmware:
             for _ in range(STUCK_REPEATS):
                 self.emit(KeyPress(seat, key))
 
-    def take(self, seat: int, positions: Sequence[int]) -> WallTake:
+    def take(self, seat: int, positions: Sequence[int], into: Zone = Zone.HAND) -> WallTake:
         """``seat`` lifts the tiles at ``positions`` (a deal block or one tile): one
-        ``WallTake`` for the first position, with its tile id if the table reads tiles."""
+        ``WallTake`` for the first position, with its tile id if the table reads tiles.
+        With seat readers they go to the seat's hand, or ``into`` its melds (kantan's
+        stand-in for a called tile, which never joins the hand)."""
         self._check_seat(seat)
         if not positions:
             raise ValueError("a take needs at least one position")
@@ -430,7 +432,7 @@ class SimFirmware:
         msg = WallTake(seat, positions[0], tile)
         self.emit(msg)
         if self.zones is not None:
-            self.report_zones(self.zones.take(seat, tiles))
+            self.report_zones(self.zones.take(seat, tiles, into))
         return msg
 
     def discard(self, seat: int, tile: int | None = None) -> int:

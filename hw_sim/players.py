@@ -135,6 +135,7 @@ P_TILE_OPEN_KAN = 0.3
 P_TILE_KAN = 0.5  # a closed or added kan
 P_TILE_RIICHI = 0.6  # tenpai, closed, 1000 points, a draw left
 P_TILE_NINE_TERMINALS = 0.5
+P_STAND_IN_FIRST = 0.5  # kantan: the stand-in taken before the own tiles are laid
 #: Seconds a refused take may still be confirmed by the centre display (fault cases only).
 REFUSAL_GRACE = 1.0
 #: Line 2 of a seat display when the daemon stopped reading the tiles of the hand
@@ -176,6 +177,8 @@ class WallFollower:
         self._roll_seat: int | None = None
         self._lamp_dealer: int | None = None
         self._kan_pending: set[int] = set()
+        #: Kantan: a seat's call key waiting for FROM? (the call kind, the seats typed).
+        self._from_pending: dict[int, tuple[Literal["chi", "pon"], str]] = {}
         #: (seat, state) of the last discard a person announced (see announce_discard).
         self.announced_discard: tuple[int, W.WallState] | None = None
         firmware.add_listener(self._on_message)
@@ -200,6 +203,13 @@ class WallFollower:
         if isinstance(new, Refusal):
             return None
         return new.taken[len(state.taken) :]
+
+    def take_zone(self, seat: int) -> Zone:
+        """Where ``seat``'s take goes at a table with seat readers: its hand, or (kantan,
+        right after its call) its melds, where the tile stands in for the called one."""
+        state = self.state
+        stand_in = state is not None and state.replacing_call and state.turn == seat
+        return Zone.MELDS if stand_in else Zone.HAND
 
     def after_take(self, seat: int) -> W.WallState | None:
         """The tracker state after ``seat`` takes now (None if refused)."""
@@ -252,6 +262,7 @@ class WallFollower:
                 started = W.start_wall(self.rules, dealer or 0, (d1, d2))
                 self.state = None if isinstance(started, Refusal) else started
                 self._kan_pending.clear()
+                self._from_pending.clear()
             case WallTake(seat=seat, position=pos):
                 self._infer_discard(seat)
                 self._apply(Take(seat, pos))
@@ -271,8 +282,9 @@ class WallFollower:
             elif key == Key.DIGIT_3:
                 self._apply(North(seat))
             return
-        if key in (Key.PON, Key.CHI, Key.KAN) and not self.rules.own_walls:
-            # (kantan calls happen on the caller's own turn; the bots do not make them)
+        if self.rules.own_walls and self._on_own_walls_key(seat, key):
+            return
+        if key in (Key.PON, Key.CHI, Key.KAN):
             if key == Key.KAN and state.phase == W.DISCARD and state.turn == seat:
                 self._kan_pending.add(seat)
                 return
@@ -287,6 +299,25 @@ class WallFollower:
             self._infer_discard(seat)
         elif key in (Key.TENPAI, Key.NOTEN) and state.live_left == 0:
             self._infer_discard(seat, any_seat=True)
+
+    def _on_own_walls_key(self, seat: int, key: Key) -> bool:
+        """Kantan: PON or CHI, then the discarder's digit and OK at FROM?, is a call on the
+        caller's own turn (the daemon makes it then, or once its meld shows: either way
+        the seat's next take stands in for the called tile); no kans. True: the key is
+        taken here (RON and the draw keys are not: they infer a discard as anywhere)."""
+        typed = self._from_pending.pop(seat, None)
+        if key in (Key.PON, Key.CHI):
+            self._from_pending[seat] = ("pon" if key == Key.PON else "chi", "")
+        elif typed is not None and key <= Key.DIGIT_9:
+            digit = str(int(key))
+            digits = typed[1].replace(digit, "") if digit in typed[1] else typed[1] + digit
+            self._from_pending[seat] = (typed[0], digits)
+        elif typed is not None and key == Key.OK and typed[1]:
+            self._infer_discard(seat)
+            self._apply(Call(seat, typed[0], int(typed[1][0])))
+        elif typed is not None and key == Key.OK:
+            self._from_pending[seat] = typed  # FROM? takes no OK before a seat is named
+        return key not in (Key.RON, Key.TENPAI, Key.NOTEN)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -707,28 +738,109 @@ class BotTable:
             return await self._draw(hand, seat)
         if seat not in self.seats:
             return await self._take(seat)  # waits for the person at that seat
-        prev = (seat - 1) % self.players
         if self.zones is not None:
-            tile = self.zones.last_discard(prev) if state.discards[prev] else None
-            if tile is not None:
-                score = self._ron_value(hand, state, seat, tile)
-                key = (seat, tile, len(state.taken))
-                if score is None or key in hand.refused_rons:
-                    self._passed(hand, seat, tile)
-                else:
-                    self._intent[seat] = [Key(prev), Key.OK]
-                    self._claim = (prev, tile, False)
-                    if await self._ron(hand, seat, score):
-                        hand.refused_rons.add(key)
-                        return True
-                    return False
-            return await self._take(seat)
+            return await self._tile_own_turn(hand, state, seat)
+        prev = (seat - 1) % self.players
         if state.discards[prev] and self.rng.random() < P_RON / 2:
             self._intent[seat] = [Key(prev), Key.OK]
             return await self._ron(hand, seat)
         return await self._take(seat)
 
     # ---- real tiles (a table with seat readers)
+
+    def _last_discards(self, state: W.WallState, seat: int) -> list[tuple[int, int]]:
+        """Kantan: (seat, tile) of every other seat's last discard, in turn order after
+        ``seat`` (called ones too: they stay in the pond)."""
+        assert self.zones is not None
+        out = []
+        for other in self._others_from(seat):
+            tile = self.zones.last_discard(other) if state.discards[other] else None
+            if tile is not None:
+                out.append((other, tile))
+        return out
+
+    async def _tile_own_turn(self, hand: _Hand, state: W.WallState, seat: int) -> bool:
+        """Kantan with real tiles, on one's own turn before the draw: ron off every other
+        seat's last discard that wins (a table that reads tiles names them itself; keyed,
+        at FROM?), else now and then pon or chi one of them (FROM?, then the own tiles
+        among the melds; the next take is the stand-in), else draw. A ron or call the
+        daemon refused is not tried again this turn."""
+        turn = (seat, -1, len(state.taken))
+        if turn in hand.refused_rons:
+            return await self._take(seat)
+        wins = [
+            (discarder, score)
+            for discarder, tile in self._last_discards(state, seat)
+            if (score := self._ron_value(hand, state, seat, tile)) is not None
+        ]
+        if wins:
+            if not self.scored or hand.keyed:
+                self._intent[seat] = [*(Key(d) for d, _ in wins), Key.OK]
+            self._claim = None
+            if await self._ron(hand, seat, wins[0][1]):
+                hand.refused_rons.add(turn)
+            return True
+        for _, tile in self._last_discards(state, seat):
+            self._passed(hand, seat, tile)
+        if seat not in hand.riichi:
+            for discarder, tile in self._last_discards(state, seat):
+                choice = self._call_choice(hand, state, seat, tile, discarder)
+                if choice is not None:
+                    if not await self._own_turn_call(hand, seat, discarder, choice):
+                        hand.refused_rons.add(turn)
+                    return True
+        return await self._take(seat)
+
+    async def _own_turn_call(
+        self,
+        hand: _Hand,
+        seat: int,
+        discarder: int,
+        choice: tuple[Literal["kan", "pon", "chi"], tuple[int, ...]],
+    ) -> bool:
+        """Kantan: ``seat`` pons or chis ``discarder``'s last discard on its own turn: the
+        key, the discarder at FROM?, then its own tiles among its melds (the called tile
+        stays in the discarder's pond; the take that follows stands in for it). False if
+        the daemon refused it."""
+        assert self.zones is not None
+        call, own = choice
+        tile = self.zones.last_discard(discarder)
+        assert tile is not None
+        since, before = self.fw.display_seq, self.follower.state
+        self._intent[seat] = [Key(discarder), Key.OK]
+        self.fw.press(seat, Key.PON if call == "pon" else Key.CHI)
+        await self._wait_until(
+            lambda: self.follower.state is not before or self._refused_at[seat] > since
+        )
+        self._intent.pop(seat, None)
+        if self.follower.state is before:
+            return False
+        hand.called.add(seat)
+        self._remember_call(hand, seat, call, tile, own, discarder)
+        if self.rng.random() < P_STAND_IN_FIRST:
+            # The stand-in lifted before the own tiles are laid: the daemon keeps the take
+            # until the meld shows.
+            return await self._take(seat, then=lambda: self.fw.declare(seat, own))
+        self.fw.declare(seat, own)
+        return True
+
+    def _remember_call(
+        self,
+        hand: _Hand,
+        seat: int,
+        call: Literal["kan", "pon", "chi"],
+        tile: int,
+        own: tuple[int, ...],
+        discarder: int,
+    ) -> None:
+        """A bot's call is made: its meld (the called tile by kind where it stays in the
+        discarder's pond: kantan) and, where kuikae is refused, what it may not throw."""
+        mem = self._mem(hand, seat)
+        kind_ = "open_kan" if call == "kan" else call
+        meld = Meld(kind_, (tile, *own), tile, discarder, in_river=self.rules.own_walls)
+        mem.melds.append(meld)
+        if call != "kan" and not self.house.tiles.kuikae:
+            mem.forbidden = T.kuikae_kinds(tile, own)
 
     def _mem(self, hand: _Hand, seat: int) -> _TileSeat:
         return hand.tiles.setdefault(seat, _TileSeat())
@@ -759,6 +871,7 @@ class BotTable:
         first_draw = (
             tsumo and not state.any_call and state.draws[seat] == 1 and state.last_take == "live"
         )
+        last = state.live_left == 0 and not self.rules.own_walls
         dora = tuple(self.fw.wall.tile_at(p) for p in state.dora_indicators)
         ura = tuple(self.fw.wall.tile_at(p + 1) for p in state.dora_indicators)
         return WinContext(
@@ -773,8 +886,9 @@ class BotTable:
             riichi=riichi and not mem.double_riichi,
             double_riichi=riichi and mem.double_riichi,
             ippatsu=riichi and mem.riichi_at == (sum(state.melds), state.discards[seat]),
-            haitei=tsumo and state.live_left == 0 and state.last_take == "live",
-            houtei=not tsumo and not chankan and state.live_left == 0,
+            # Kantan's own walls have no haitei or houtei (seed 004: 海底・河底がありません).
+            haitei=tsumo and last and state.last_take == "live",
+            houtei=not tsumo and not chankan and last,
             rinshan=tsumo and state.last_take == "rinshan",
             chankan=chankan,
             tenhou=first_draw and seat == hand.dealer and sum(state.discards) == 0,
@@ -798,7 +912,7 @@ class BotTable:
         """The value of ``seat`` ronning ``tile``: None unless it completes the hand, the
         seat is not furiten and the hand has a yaku."""
         mem = self._mem(hand, seat)
-        if kind(tile) not in mem.waits or mem.furiten:
+        if kind(tile) not in mem.waits or (mem.furiten and self.house.tiles.furiten):
             return None
         concealed = (*self._hand_tiles(seat), tile)
         ctx = self._context(hand, state, seat, tile, concealed, tsumo=False, chankan=chankan)
@@ -818,6 +932,10 @@ class BotTable:
         hand, state = self._hand, self.follower.state
         if hand is None or state is None or self.zones is None:
             return None
+        if self.rules.own_walls:  # kantan's 18th discards: any of the others' wins
+            tiles = [tile for _, tile in self._last_discards(state, seat)]
+            found = (self._ron_value(hand, state, seat, tile) for tile in tiles)
+            return next((score for score in found if score is not None), None)
         claim = self._claim
         if claim is None and state.last_discard is not None:
             tile = self.zones.last_discard(state.last_discard)
@@ -974,35 +1092,22 @@ class BotTable:
         for seat in self._others_from(discarder):
             if seat not in self.seats or seat in hand.riichi:
                 continue
-            choice = self._call_choice(hand, after, seat, tile)
+            choice = self._call_choice(hand, after, seat, tile, discarder)
             if choice is not None:
                 call, own = choice
                 hand.called.add(seat)
                 self.fw.press(seat, {"kan": Key.KAN, "pon": Key.PON, "chi": Key.CHI}[call])
                 called = self.fw.call(seat, discarder, own)
-                mem = self._mem(hand, seat)
-                mem.melds.append(
-                    Meld(
-                        "open_kan" if call == "kan" else call,
-                        (called, *own),
-                        called=called,
-                        source=discarder,
-                    )
-                )
-                if call != "kan" and not self.house.tiles.kuikae:
-                    mem.forbidden = T.kuikae_kinds(called, own)
+                self._remember_call(hand, seat, call, called, own, discarder)
                 return True
         return await self._take(after.turn)
 
     def _call_choice(
-        self, hand: _Hand, after: W.WallState, seat: int, tile: int
+        self, hand: _Hand, after: W.WallState, seat: int, tile: int, discarder: int
     ) -> tuple[Literal["kan", "pon", "chi"], tuple[int, ...]] | None:
-        """The call ``seat`` makes on ``tile``, if any: one the wall tracker allows, that
-        lowers shanten (a kan: keeps it), leaves a legal discard and a yaku in reach."""
-        if self.rules.own_walls:
-            return None
-        discarder = after.last_discard
-        assert discarder is not None
+        """The call ``seat`` makes on ``discarder``'s ``tile``, if any: one the wall tracker
+        allows, that lowers shanten (a kan: keeps it), leaves a legal discard and a yaku in
+        reach."""
         concealed = self._hand_tiles(seat)
         mem = self._mem(hand, seat)
         now = T.shanten(self.house, concealed)
@@ -1101,7 +1206,10 @@ class BotTable:
 
     # ---- actions
 
-    async def _take(self, seat: int) -> bool:
+    async def _take(self, seat: int, then: Callable[[], object] | None = None) -> bool:
+        """``seat`` takes what the wall tracker says comes next, does ``then`` (kantan: lay
+        its own tiles for the call it made, after the stand-in), and waits until the
+        daemon shows the take."""
         if seat not in self.seats:
             # A person plays this seat: wait until the table reports what happened.
             state = self.follower.state
@@ -1115,7 +1223,9 @@ class BotTable:
         before_left = centre.tiles_left if centre is not None else None
         since = self.fw.display_seq
         expect = after.live_left
-        self.fw.take(seat, positions)
+        self.fw.take(seat, positions, self.follower.take_zone(seat))
+        if then is not None:
+            then()
 
         def acked() -> bool:
             c = self.fw.centre
@@ -1220,7 +1330,7 @@ class BotTable:
         # The last discard's window (RON? / LAST DISCARD, a table that reads its tiles) ends
         # the hand only with a ron or the draw the tiles decide: a hand reader that
         # disagrees then leaves the draw to the keys after all (see _draw).
-        last_window = prompt == "RON?" and line2 == "LAST DISCARD"
+        last_window = prompt == "RON?" and line2.startswith("LAST DISCARD")
         ends = prompt in ("HAN?", "FU?", "PAO?", "RON?", "TENPAI?", "CONFIRM", "OK?")
         if ends and hand and not last_window:
             hand.over = True  # a win entry, a claim window, the draw or the settlement

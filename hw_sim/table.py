@@ -355,7 +355,8 @@ class SimTable:
 
     def take(self, seat: int, pos: int | None = None, count: int = 1) -> WallTake:
         """``seat`` takes from the wall: with ``pos`` the ``count`` tiles from there, without
-        it whatever the wall tracker says comes next (a deal block or one tile)."""
+        it whatever the wall tracker says comes next (a deal block or one tile). Kantan's
+        take right after a call is the stand-in: it goes among the seat's melds."""
         if pos is None:
             positions = self.follower.expected_take(seat)
             if positions is None:
@@ -364,7 +365,7 @@ class SimTable:
                 )
         else:
             positions = tuple(range(pos, pos + count)) if count > 1 else (pos,)
-        return self.firmware.take(seat, positions)
+        return self.firmware.take(seat, positions, self.follower.take_zone(seat))
 
     def discard(self, seat: int, tile: int | None = None) -> int | None:
         """A person at ``seat`` discarded (tells the bots). With seat readers the tile
@@ -381,10 +382,19 @@ class SimTable:
     def meld(self, seat: int, tiles: list[int], discarder: int | None = None) -> int | None:
         """A person at ``seat`` lays ``tiles`` from the hand among the melds (seat readers
         only): with ``discarder``, a call of that seat's last discard (press the call key
-        first); without, a closed kan, an added tile or a north. Returns the called tile."""
+        first); without, a closed kan, an added tile or a north. Returns the called tile.
+        Kantan: the called tile stays in the discarder's pond (the stand-in is the seat's
+        next take, which goes among its melds)."""
         if discarder is None:
             self.firmware.declare(seat, tiles)
             return None
+        if self.house.wall.own_walls:
+            zones = self.firmware.zones
+            called = None if zones is None else zones.last_discard(discarder)
+            if called is None:
+                raise ValueError(f"seat {discarder} has no discard to call")
+            self.firmware.declare(seat, tiles)
+            return called
         return self.firmware.call(seat, discarder, tiles)
 
     def roll(self) -> tuple[int, int]:

@@ -41,6 +41,8 @@ __all__ = [
 
 #: Haku, hatsu, chun.
 DRAGONS = (31, 32, 33)
+#: The ``mahjong`` package's dora "yaku", which no win can stand on.
+DORA_NAMES = frozenset({"Dora", "Aka Dora"})
 #: The most yakuman the HAN? prompt counts (MENU cycles x1..x6).
 MAX_YAKUMAN = 6
 
@@ -201,11 +203,18 @@ def value(house: HouseRules, tiles: TileSet, ctx: WinContext) -> HandScore | Non
     )
     if result.error is not None or result.han is None:
         return None
-    yaku = tuple(str(y) for y in result.yaku or ())
-    if any(y.is_yakuman for y in result.yaku or ()):
+    found = list(result.yaku or ())
+    if any(y.is_yakuman for y in found):
         count = min(max(result.han // 13, 1), MAX_YAKUMAN)
-        return HandScore(han=0, fu=None, yakuman=count, yaku=yaku)
+        return HandScore(han=0, fu=None, yakuman=count, yaku=tuple(str(y) for y in found))
+    han = result.han
+    if house.scoring.table == "kantan":
+        # Kantan has no pinfu (seed 004: ピンフ無し): a hand that has only pinfu is no win.
+        han -= sum(y.han_closed for y in found if y.name == "Pinfu")
+        found = [y for y in found if y.name != "Pinfu"]
+        if not any(y.name not in DORA_NAMES for y in found):
+            return None
     coloured = sum(1 for t in all_tiles if t in tiles.red or t in tiles.gold)
     bonus = options.closed_kan_bonus_han if any(m.kind == "closed_kan" for m in ctx.melds) else 0
-    han = min(result.han + coloured + bonus, MAX_HAN)
-    return HandScore(han=han, fu=result.fu, yaku=yaku)
+    han = min(han + coloured + bonus, MAX_HAN)
+    return HandScore(han=han, fu=result.fu, yaku=tuple(str(y) for y in found))

@@ -64,15 +64,16 @@ class TableZones:
             self._zones[seat][zone].clear()
         return changed
 
-    def take(self, seat: int, tiles: Sequence[int]) -> list[Place]:
-        """``seat`` took ``tiles`` from the wall into its hand."""
+    def take(self, seat: int, tiles: Sequence[int], into: Zone = Zone.HAND) -> list[Place]:
+        """``seat`` took ``tiles`` from the wall into its hand (or, kantan's stand-in for a
+        called tile, straight among its melds: ``into``)."""
         self._check_seat(seat)
         for tile in tiles:
             found = self.where(tile)
             if found is not None:
                 raise ValueError(f"tile {tile} is already in seat {found[0]}'s {found[1].name}")
-        self._zones[seat][Zone.HAND].extend(tiles)
-        return [(seat, Zone.HAND)]
+        self._zones[seat][into].extend(tiles)
+        return [(seat, into)]
 
     def discard(self, seat: int, tile: int) -> list[Place]:
         """``seat`` discards ``tile`` from its hand into its pond."""

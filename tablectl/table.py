@@ -226,7 +226,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
                 tuple(p.seats),
                 frozenset(p.answered),
                 tuple(
-                    (e.seat, e.han, e.fu, e.yakuman, e.pao, e.done, e.scored)
+                    (e.seat, e.han, e.fu, e.yakuman, e.pao, e.done, e.scored, len(e.each))
                     for e in p.entries.values()
                 ),
                 frozenset(p.tenpai),
@@ -259,7 +259,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             raw = snapshot["pending"]
             pending = None
             if raw is not None:
-                entries = [WinEntry(**e) for e in raw["entries"]]
+                entries = [WinEntry.from_dict(e) for e in raw["entries"]]
                 pending = Pending(
                     kind=str(raw["kind"]),
                     discarders=tuple(int(d) for d in raw["discarders"]),
@@ -532,20 +532,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             # Resends across daemon restarts are stopped by the link position itself.
             log.info("[%s] seat %d's take of %d again: a resend, ignored", self.table_id, seat, pos)
             return
-        tile = None
-        if self.state.tiles is not None:
-            if self.layouts_void:
-                self.tiles_off(f"seat {seat}'s take at {pos} was read as another tile")
-            else:
-                tile = self._take_tile(pos)
-        take = ev.Take(seat=seat, pos=pos, tile=tile)
-        before = self.state
-        refusal = self._apply(*self._implied_discard(actor=seat), take)
-        if refusal is not None:
-            self._refuse(seat, refusal)
-            return
-        self.consoles[seat].message = ""
-        self.check_hand_at_take(seat, before)
+        self.apply_take(seat, pos)
         wall = self.state.wall
         if self.phase == "table_dealing" and wall is not None and wall.phase != "deal":
             await self._trigger("dealt")

@@ -2,7 +2,8 @@
 
 After a discard the other seats have ``claim_window_s`` to join a ron; the winners go to
 the rules core together (head bump, double ron, triple-ron abort). Kantan and tables
-without take sensors name the discarder on ``FROM?``.
+without take sensors name the discarder on ``FROM?``; a kantan hand whose tiles are read
+names a ron's discarders from the tiles, and after the 18th discards every seat may ron.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from tablectl.console.tiles import HeldMeld, TileFlow
 from tablectl.rules import events as ev
 from tablectl.rules import walltrack
 from tablectl.rules.core import step
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.scoring import nearest_in_turn
 
 
 class ClaimFlow(TileFlow):
@@ -32,10 +35,12 @@ class ClaimFlow(TileFlow):
         return "no discard to claim"
 
     async def _ron_key(self, seat: int) -> None:
+        if self.rules.wall.own_walls and self.state.tiles is not None:
+            await self._own_turn_ron(seat)
+            return
         target = self._discarder_for_claim(seat)
         if target == "FROM?":
-            self.pending = Pending(kind="from", seats=[seat], call_kind="ron")
-            self.consoles[seat].prompt = "FROM?"
+            self._ask_from(seat, "ron")
             return
         if isinstance(target, str):
             self._refuse(seat, target)
@@ -72,6 +77,40 @@ class ClaimFlow(TileFlow):
         if len(self.pending.answered) >= self.players - 1:
             await self._close_claim()
 
+    async def _own_turn_ron(self, seat: int) -> None:
+        """Kantan, tiles read: RON on one's own turn wins off every other seat whose last
+        discard the tiles make a win (ロン牌が複数ある場合は全員からあがれる), each scored on its
+        own tile; no FROM?. A hand reader that disagrees leaves the ron to the keys."""
+        implied = self._implied_discard(actor=seat)
+        after = self._state_after(implied)
+        if isinstance(after, Refusal):
+            self._refuse(seat, after)
+            return
+        discarded = after.wall.discards if after.wall is not None else ()
+        others = tuple(d for d, n in enumerate(discarded) if n and d != seat)
+        bad = walltrack.check_ron(after, others, (seat,))
+        if bad is not None:
+            self._refuse(seat, "ron on own turn" if bad.code == "out_of_turn" else bad)
+            return
+        self.check_winner_hand(seat, tsumo=False)
+        if self.state.tiles is None:
+            self._ask_from(seat, "ron")
+            return
+        offers = self.kantan_discarders(seat, after)
+        if isinstance(offers, tuple):
+            self.refuse_win(seat, offers)
+            return
+        self._apply(*implied)
+        await self._open_entry("ron", [seat], tuple(offers))
+
+    def _ask_from(self, seat: int, kind: str) -> None:
+        """``FROM?``: ``seat`` names whose discard its ron or call (``kind``) takes. It
+        opens empty (a CONFIRM line's TENPAI may still be typed there); a hand reader's
+        disagreement stays on line 2: why a ron is keyed."""
+        self.pending = Pending(kind="from", seats=[seat], call_kind=kind)
+        self._open(seat, "FROM?")
+        self.consoles[seat].message = self.hand_misread.get(seat, "")
+
     def _join_claim(self, seat: int) -> None:
         assert self.pending is not None
         if seat not in self.pending.seats:
@@ -95,7 +134,27 @@ class ClaimFlow(TileFlow):
             if self.state.tiles is not None:
                 await self.tile_draw()
             return
+        if not pending.discarders:
+            await self._last_discards_ron(pending.seats)
+            return
         await self._open_entry("ron", pending.seats, pending.discarders)
+
+    async def _last_discards_ron(self, seats: list[int]) -> None:
+        """Kantan's 18th discards (18枚目の捨て牌は流局後にロン出来る): one winner, the first of
+        ``seats`` in turn order after the last discarder, as the turns would have gone on
+        (kantan's rons are made on one's own turn); it wins off every last discard the
+        tiles make a win, or names them at FROM? once the tiles are off."""
+        wall = self.state.wall
+        last = 0 if wall is None or wall.last_discard is None else wall.last_discard
+        winner = nearest_in_turn(self.players, (last + 1) % self.players, seats)[0]
+        self.pending = None
+        offers = self.kantan_discarders(winner) if self.state.tiles is not None else None
+        if offers is None:
+            self._ask_from(winner, "ron")
+        elif isinstance(offers, tuple):  # pragma: no cover - checked when it joined
+            self.refuse_win(winner, offers)
+        else:
+            await self._open_entry("ron", [winner], tuple(offers))
 
     async def _call_key(self, seat: int, key: m.Key) -> None:
         wall = self.state.wall
@@ -105,16 +164,20 @@ class ClaimFlow(TileFlow):
         target = self._discarder_for_claim(seat)
         kind = {m.Key.PON: "pon", m.Key.CHI: "chi", m.Key.KAN: "kan"}[key]
         if target == "FROM?":
-            self.pending = Pending(kind="from", seats=[seat], call_kind=kind)
-            self.consoles[seat].prompt = "FROM?"
+            self._ask_from(seat, kind)
             return
         if isinstance(target, str):
             self._refuse(seat, target)
             return
+        self._make_call(seat, kind, target)
+
+    def _make_call(self, seat: int, kind: str, discarder: int) -> None:
+        """``seat`` calls ``discarder``'s last discard: held until the meld zone shows it in
+        a tile-aware hand, else made at once (after the discard it implies)."""
         if self.state.tiles is not None:
-            self.hold_meld(HeldMeld(seat, kind, target))  # made when the meld zone shows it
+            self.hold_meld(HeldMeld(seat, kind, discarder))
             return
-        call = ev.Call(seat=seat, kind=kind, discarder=target)  # type: ignore[arg-type]
+        call = ev.Call(seat=seat, kind=kind, discarder=discarder)  # type: ignore[arg-type]
         refusal = self._apply(*self._implied_discard(actor=seat), call)
         if refusal is not None:
             self._refuse(seat, refusal)
@@ -125,15 +188,21 @@ class ClaimFlow(TileFlow):
             self.consoles[seat].prompt = ""
             return
         if key == m.Key.RON:
-            refusal = walltrack.check_ron(self.state, pending.discarders, (seat,))
+            # Kantan's 18th discards (no discarder named): off any of the others'.
+            others = tuple(d for d in range(self.players) if d != seat)
+            refusal = walltrack.check_ron(self.state, pending.discarders or others, (seat,))
             if refusal is not None:
                 self._refuse(seat, refusal)
                 return
             self.check_winner_hand(seat, tsumo=False)
             if self.state.tiles is not None:
-                score = self.win_score(seat, tsumo=False, discarder=pending.discarders[0])
-                if isinstance(score, tuple):
-                    self.refuse_win(seat, score)
+                found = (
+                    self.win_score(seat, tsumo=False, discarder=pending.discarders[0])
+                    if pending.discarders
+                    else self.kantan_discarders(seat)
+                )
+                if isinstance(found, tuple):
+                    self.refuse_win(seat, found)
                     return
             self._join_claim(seat)
         elif key == m.Key.CANCEL:
@@ -173,10 +242,7 @@ class ClaimFlow(TileFlow):
                 self._apply(*implied)
                 await self._open_entry("ron", [seat], discarders)
             else:
-                call = ev.Call(seat=seat, kind=pending.call_kind, discarder=discarders[0])  # type: ignore[arg-type]
-                refusal = self._apply(*implied, call)
-                if refusal is not None:
-                    self._refuse(seat, refusal)
+                self._make_call(seat, pending.call_kind, discarders[0])
 
     async def _kan_prompt(self, seat: int, key: m.Key) -> None:
         console = self.consoles[seat]

@@ -12,6 +12,17 @@ from tablectl.console.model import Pending, WinEntry
 from tablectl.rules import events as ev
 
 
+def entry_hands(entry: WinEntry) -> tuple[ev.Hand, ...]:
+    """The hands a win entry submits: its one value, or kantan's one per discarder (in
+    the ron's order of discarders, which ``each`` keeps)."""
+    if entry.each:
+        return tuple(
+            ev.Hand(seat=entry.seat, han=v.han, fu=v.fu, yakuman=v.yakuman) for v in entry.each
+        )
+    hand = ev.Hand(entry.seat, han=entry.han, fu=entry.fu, yakuman=entry.yakuman, pao=entry.pao)
+    return (hand,)
+
+
 class EntryFlow(ConsoleHost):
     """Win entry: HAN?, FU?, PAO? on each winner's console, then one ron or tsumo event."""
 
@@ -130,10 +141,7 @@ class EntryFlow(ConsoleHost):
     async def _submit_win(self) -> None:
         pending = self.pending
         assert pending is not None
-        hands = tuple(
-            ev.Hand(seat=e.seat, han=e.han, fu=e.fu, yakuman=e.yakuman, pao=e.pao)
-            for e in (pending.entries[s] for s in pending.seats)
-        )
+        hands = tuple(hand for s in pending.seats for hand in entry_hands(pending.entries[s]))
         event: ev.Event
         if pending.kind == "tsumo":
             event = ev.Tsumo(hand=hands[0])

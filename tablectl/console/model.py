@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 #: Characters on one line of a seat display.
 LINE = 20
@@ -27,9 +28,24 @@ class SeatConsole:
 
 
 @dataclass
+class RonValue:
+    """What one discarder pays kantan's winner who rons several last discards: the value
+    of the hand on that discarder's tile, scored from the tiles."""
+
+    discarder: int
+    han: int = 0
+    fu: int | None = None
+    yakuman: int = 0
+    points: int = 0
+    yaku: list[str] = field(default_factory=list)
+
+
+@dataclass
 class WinEntry:
     """One winner's han/fu entry. ``scored``: the tiles gave the value (a tile-aware
-    hand), with the ``points`` the core pays for it and its ``yaku`` for the display."""
+    hand), with the ``points`` the core pays for it and its ``yaku`` for the display.
+    ``each``: kantan's ron off several discarders scored from the tiles, one value per
+    discarder (``points`` is then their sum)."""
 
     seat: int
     han: int = 0
@@ -40,6 +56,13 @@ class WinEntry:
     scored: bool = False
     points: int = 0
     yaku: list[str] = field(default_factory=list)
+    each: list[RonValue] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WinEntry:
+        """An entry from its stored form (``dataclasses.asdict``)."""
+        each = [RonValue(**value) for value in data.get("each", [])]
+        return cls(**{**data, "each": each})
 
 
 @dataclass

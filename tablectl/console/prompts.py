@@ -117,7 +117,8 @@ PROMPTS: dict[str, PromptSpec] = {
         PromptSpec(
             "RON?",
             "claim window",
-            "another seat declared ron on this discard",
+            "another seat declared ron on this discard, or (tiles read) the last discard is"
+            " out: ron it (kantan: any of the others' 18th discards)",
             {K.RON: "join the ron", K.CANCEL: "pass"},
             PLAYING,
             fires=frozenset({"claim_closed", "enter_result", "hand_over"}),
@@ -130,7 +131,7 @@ PROMPTS: dict[str, PromptSpec] = {
             {**_digits("toggle that seat"), K.OK: "done", K.CANCEL: "leave"},
             PLAYING,
             fires=frozenset({"enter_result"}),
-            goes_to=("HAN?",),
+            goes_to=("HAN?", "PLACE MELD"),
             digits="seat",
         ),
         PromptSpec(
@@ -307,7 +308,8 @@ OPENED_BY: tuple[tuple[str, str, str], ...] = (
     ("STAFF", "STAFF?", "any phase"),
     ("MENU", "ABORT?", "dealing, playing"),
     ("RON", "RON?", "other seats, after a discard"),
-    ("RON", "FROM?", "kantan, or no take sensors"),
+    ("RON", "FROM?", "kantan keyed, or no take sensors"),
+    ("RON", "OK?", "kantan, own turn, tiles read"),
     ("PON CHI KAN", "FROM?", "kantan, or no take sensors"),
     ("KAN", "KAN?", "own turn"),
     ("TSUMO", "HAN?", "own turn"),

@@ -7,6 +7,10 @@ A hand is *tile-aware* when the rules core holds its tiles (``GameState.tiles``)
 table reported ``WALL_READER``, ``SEAT_READER`` and ``WALL_TAKE_SENSORS`` at the hello,
 every wall's layout was read and trusted at the dice, and no ``tiles_off`` event came
 since. Everything here is skipped in any other hand, which is keyed in as before.
+
+Kantan (own walls) too: a call's meld zone shows the caller's own tiles and the stand-in
+it takes from its own wall (the called tile stays in the discarder's pond), a ron names
+its discarders from the tiles, and the 18th discards may be ronned by every seat.
 """
 
 from __future__ import annotations
@@ -14,18 +18,20 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from firmware_bridge import messages as m
 from tablectl.console.host import SHORT_REFUSALS, ConsoleHost, log
-from tablectl.console.model import LINE, Pending, WinEntry, fit
+from tablectl.console.model import LINE, Pending, RonValue, WinEntry, fit
 from tablectl.rules import events as ev
 from tablectl.rules import tiletrack
 from tablectl.rules.core import step
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
 from tablectl.rules.state import GameState
+from tablectl.rules.wall import WallState, next_position, wall_step
+from tablectl.rules.walltrack import wall_rules
 from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore
 from tablectl.tiles.ids import KIND_NAMES, TileSet, kind, tile_set
@@ -33,7 +39,8 @@ from tablectl.tiles.tracker import SeatTiles
 
 #: What the table must report at the hello for its hands to be tile-aware.
 TILE_CAPS = m.Capability.WALL_READER | m.Capability.SEAT_READER | m.Capability.WALL_TAKE_SENSORS
-#: Tiles each kind of meld shows in the meld zone (a call: the called tile with the own).
+#: Tiles each kind of meld shows in the meld zone (a call: the called tile with the own;
+#: kantan's stand-in in place of the called tile).
 MELD_SIZE = {"chi": 3, "pon": 3, "kan": 4, "closed": 4, "added": 1, "north": 1}
 _FURITEN = (
     (re.compile(r"has discarded (\S+)$"), "in your discards"),
@@ -46,24 +53,34 @@ _FURITEN = (
 class HeldMeld:
     """A call, kan or north keyed by ``seat`` and waiting for its tiles in the seat's meld
     zone (``PLACE MELD``): ``kind`` chi/pon/kan (a call on ``discarder``'s discard) or
-    closed/added/north (own turn)."""
+    closed/added/north (own turn). ``take``: kantan, the position of the stand-in the seat
+    took from its wall before its own tiles showed (applied right after the call)."""
 
     seat: int
     kind: str
     discarder: int | None = None
+    take: int | None = None
+
+
+def value_text(han: int, fu: int | None, yakuman: int, *, fu_counts: bool = True) -> str:
+    """A scored value: ``3 HAN 40 FU``, ``YAKUMAN x2``; without the fu where they do not
+    count (5 han and more, a table without fu)."""
+    if yakuman:
+        return "YAKUMAN" + ("" if yakuman == 1 else f" x{yakuman}")
+    if fu is None or not fu_counts or han >= 5:
+        return f"{han} HAN"
+    return f"{han} HAN {fu} FU"
 
 
 def score_line(entry: WinEntry, *, fu_counts: bool = True) -> str:
-    """Line 1 of a scored win: ``3 HAN 40 FU 5200 OK?``, ``YAKUMAN 32000 OK?``; without
-    the fu where they do not count (5 han and more, a table without fu)."""
-    if entry.yakuman:
-        count = "" if entry.yakuman == 1 else f" x{entry.yakuman}"
-        return fit(f"YAKUMAN{count} {entry.points} OK?")
-    if entry.fu is None or not fu_counts or entry.han >= 5:
-        return fit(f"{entry.han} HAN {entry.points} OK?")
-    text = f"{entry.han} HAN {entry.fu} FU {entry.points} OK?"
+    """Line 1 of a scored win: ``3 HAN 40 FU 5200 OK?``, ``YAKUMAN 32000 OK?``; kantan's
+    ron off several discarders with their number and the sum: ``RON x2 9000 OK?``."""
+    if entry.each:
+        return fit(f"RON x{len(entry.each)} {entry.points} OK?")
+    value = value_text(entry.han, entry.fu, entry.yakuman, fu_counts=fu_counts)
+    text = f"{value} {entry.points} OK?"
     if len(text) > LINE:
-        text = f"{entry.han}HAN {entry.fu}FU {entry.points} OK?"
+        text = text.replace(" HAN ", "HAN ").replace(" FU ", "FU ")
     return fit(text)
 
 
@@ -99,13 +116,9 @@ def yaku_pages(yaku: Sequence[str]) -> list[str]:
 
 
 def _owned(st: SeatTiles) -> set[int]:
-    """Every tile a seat holds, has discarded, melded (called ones too) or pulled."""
-    return {
-        *st.concealed,
-        *(d.tile for d in st.discards),
-        *(t for meld in st.melds for t in meld.tiles),
-        *st.norths,
-    }
+    """Every tile a seat holds, has discarded, laid in its meld zone (called tiles,
+    kantan's stand-ins) or pulled."""
+    return {*st.concealed, *(d.tile for d in st.discards), *st.meld_zone}
 
 
 class TileFlow(ConsoleHost):
@@ -128,8 +141,9 @@ class TileFlow(ConsoleHost):
 
     def reads_tiles(self) -> bool:
         """The table reads every tile (its hands are tile-aware when the layouts are
-        trusted); kantan's own walls are keyed in (not done: docs/tiles.md)."""
-        return (self.capabilities & TILE_CAPS) == TILE_CAPS and not self.rules.wall.own_walls
+        trusted): the wall and seat readers, and the take sensors that say which wall
+        position each tile came from."""
+        return (self.capabilities & TILE_CAPS) == TILE_CAPS
 
     def tile_hand(self) -> bool:
         """The hand in progress is tile-aware (the rules core holds its tiles)."""
@@ -185,9 +199,48 @@ class TileFlow(ConsoleHost):
             refusal = self._apply(*self._meld_events(held, ()))
             if refusal is not None:
                 self._refuse(held.seat, refusal)
+            if held.take is not None:
+                self.apply_take(held.seat, held.take)  # the stand-in, keyed as the call
         for console in self.consoles:
             if not console.prompt:
                 console.message = "KEY ENTRY: NO TILES"
+
+    def apply_take(self, seat: int, pos: int) -> None:
+        """A take at ``pos`` by ``seat``, after the discard it implies: in a tile-aware
+        hand with the layout's tile (the layouts void: the tiles go off first), and held
+        instead while it is kantan's stand-in for a call still waiting for its meld. A
+        take that begins the seat's turn has its hand checked."""
+        tile = None
+        if self.state.tiles is not None:
+            if self.layouts_void:
+                self.tiles_off(f"seat {seat}'s take at {pos} was read as another tile")
+            else:
+                tile = self._take_tile(pos)
+        if self._hold_take(seat, pos):
+            return
+        before = self.state
+        refusal = self._apply(*self._implied_discard(actor=seat), ev.Take(seat, pos, tile))
+        if refusal is not None:
+            self._refuse(seat, refusal)
+            return
+        self.consoles[seat].message = ""
+        self.check_hand_at_take(seat, before)
+
+    def _hold_take(self, seat: int, pos: int) -> bool:
+        """Kantan: a take by a seat whose call waits at ``PLACE MELD`` is the tile that
+        stands in for the called one, lifted before the caller's own tiles showed in its
+        meld zone. The call must come first in the core (it makes the next take the
+        stand-in), so the take is kept and applied right after it (or as the seat's draw
+        if the call is withdrawn). True if kept (a resend of it too)."""
+        held = self.held_meld
+        kantan_call = held is not None and held.kind in ("chi", "pon") and held.seat == seat
+        if held is None or not kantan_call or not self.rules.wall.own_walls:
+            return False
+        if held.take is None:
+            log.info("[%s] seat %d's take of %d waits for its call's meld",
+                     self.table_id, seat, pos)  # fmt: skip
+            held.take = pos
+        return held.take == pos
 
     def reader_fault(self, detail: int) -> None:
         """A ``Fault(TILE_READER)``: a seat reader (detail 0x100 + 16 * seat + zone) or the
@@ -379,40 +432,77 @@ class TileFlow(ConsoleHost):
         if self.consoles[seat].prompt != "PLACE MELD":
             self.held_meld = None  # swept by a phase change, or withdrawn
             return
-        fresh = self._fresh_melds(seat)
-        need = MELD_SIZE[held.kind]
-        if len(fresh) < need:
-            return
-        own = tuple(fresh)
+        laid = self._fresh_melds(seat)
+        own = MELD_SIZE[held.kind]
         if held.kind in ("chi", "pon", "kan"):
-            before = self._state_after(self._meld_events(held, ())[:-1])
-            called = None
-            if not isinstance(before, Refusal) and before.tiles is not None:
-                assert held.discarder is not None
-                river = before.tiles.seats[held.discarder].discards
-                called = river[-1].tile if river else None
-            if called not in fresh:
-                self._refuse(seat, f"not that {held.kind}")
+            own -= 1
+            before = self._before_call(held)
+            if self.rules.wall.own_walls:
+                # Kantan: the called tile stays in its pond, and the stand-in the caller
+                # lifts from its own wall may lie here before its take is reported.
+                laid = [t for t in laid if t != self._stand_in(held, before)]
+            elif len(laid) > own:
+                called = self._called_tile(held, before)
+                if called not in laid:
+                    self._refuse(seat, f"not that {held.kind}")
+                    return
+                laid = [t for t in laid if t != called]
+            else:
                 return
-            own = tuple(t for t in fresh if t != called)
-        if len(fresh) > need:
+        if len(laid) < own:
+            return
+        if len(laid) > own:
             self._refuse(seat, f"not that {held.kind}")
             return
-        refusal = self._apply(*self._meld_events(held, own))
+        refusal = self._apply(*self._meld_events(held, tuple(laid)))
         if refusal is None:
-            self.held_meld = None
-            self.consoles[seat].prompt, self.consoles[seat].typed = "", ""
+            self._release(held)
             return
         self._refuse(seat, refusal)
         if refusal.code not in SHORT_REFUSALS:
-            # Not about the tiles laid (the turn moved on, say): the call is gone.
-            self.held_meld = None
-            self.consoles[seat].prompt, self.consoles[seat].typed = "", ""
+            self._release(held)  # not about the tiles laid (the turn moved on): it is gone
+
+    def _release(self, held: HeldMeld) -> None:
+        """The held meld is made, withdrawn or gone: its prompt closes, and a stand-in
+        take it kept is applied (the stand-in after the call; else the seat's draw)."""
+        self.held_meld = None
+        console = self.consoles[held.seat]
+        if console.prompt == "PLACE MELD":
+            console.prompt, console.typed = "", ""
+        if held.take is not None:
+            self.apply_take(held.seat, held.take)
+
+    def _before_call(self, held: HeldMeld) -> GameState | None:
+        """The state the held call would be made in (after the discard it implies)."""
+        state = self._state_after(self._meld_events(held, ())[:-1])
+        return None if isinstance(state, Refusal) or state.tiles is None else state
+
+    def _called_tile(self, held: HeldMeld, before: GameState | None) -> int | None:
+        """The tile the held call takes: the discarder's last discard."""
+        if before is None or before.tiles is None or held.discarder is None:
+            return None
+        river = before.tiles.seats[held.discarder].discards
+        return river[-1].tile if river else None
+
+    def _stand_in(self, held: HeldMeld, before: GameState | None) -> int | None:
+        """Kantan: the tile the caller's next take brings from its own wall, to lie in its
+        meld zone for the called tile (the one it took already, if it did)."""
+        if before is None or before.tiles is None or before.wall is None:
+            return None
+        pos = held.take
+        if pos is None:
+            rules = wall_rules(self.rules)
+            call = ev.Call(held.seat, held.kind, held.discarder)  # type: ignore[arg-type]
+            after = wall_step(rules, before.wall, call)
+            pos = next_position(rules, after, held.seat) if isinstance(after, WallState) else None
+        return None if pos is None else before.tiles.layout[pos]
 
     async def _meld_prompt(self, seat: int, key: m.Key) -> None:
-        """CANCEL at ``PLACE MELD``: the call is withdrawn."""
-        if key == m.Key.CANCEL:
-            self.held_meld = None
+        """CANCEL at ``PLACE MELD``: the call is withdrawn (a stand-in already lifted is
+        then the seat's draw)."""
+        if key == m.Key.CANCEL and self.held_meld is not None:
+            self._release(self.held_meld)
+        elif key == m.Key.CANCEL:
             self.consoles[seat].prompt, self.consoles[seat].typed = "", ""
 
     # ------------------------------------------------------------------ wins
@@ -457,6 +547,28 @@ class TileFlow(ConsoleHost):
             return head, detail
         return score
 
+    def kantan_discarders(
+        self, seat: int, state: GameState | None = None
+    ) -> list[int] | tuple[str, str]:
+        """Kantan: every other seat whose last discard ``seat`` wins on by the tiles, in
+        turn order after it (ロン牌が複数ある場合は全員からあがれる: the tiles name them all,
+        and the winner never gains by leaving one out), or why none is a win: the reason a
+        completing tile gave (no yaku), else that none completes the hand."""
+        state = self.state if state is None else state
+        wall = state.wall
+        found: list[int] = []
+        why = ("not a win", "no last discard wins")
+        for step_ in range(1, self.players):
+            discarder = (seat + step_) % self.players
+            if wall is None or not wall.discards[discarder]:
+                continue
+            score = self.win_score(seat, tsumo=False, discarder=discarder, state=state)
+            if isinstance(score, tuple):
+                why = why if score[0] == "not a win" else score
+                continue
+            found.append(discarder)
+        return found or why
+
     def refuse_win(self, seat: int, why: tuple[str, str]) -> None:
         """A win the tiles do not make, on both display lines (``! furiten: 3p`` / ``in
         your discards``); nothing changes."""
@@ -489,6 +601,31 @@ class TileFlow(ConsoleHost):
             yaku=list(score.yaku),
         )
 
+    def _scored(
+        self, seat: int, *, tsumo: bool, discarders: tuple[int, ...]
+    ) -> WinEntry | tuple[str, str]:
+        """``seat``'s win entry as the tiles score it, or why it is no win. Kantan's ron
+        off several discarders is scored once per discarder, on that discarder's tile
+        (each pays its own value: docs/rules.md, "Several winners")."""
+        if tsumo or len(discarders) < 2:
+            discarder = discarders[0] if discarders else None
+            score = self.win_score(seat, tsumo=tsumo, discarder=discarder)
+            if isinstance(score, tuple):
+                return score
+            return self.scored_entry(seat, score, tsumo=tsumo)
+        entries: list[WinEntry] = []
+        for discarder in discarders:
+            score = self.win_score(seat, tsumo=False, discarder=discarder)
+            if isinstance(score, tuple):
+                return score
+            entries.append(self.scored_entry(seat, score, tsumo=False))
+        each = [
+            RonValue(d, e.han, e.fu, e.yakuman, e.points, e.yaku)
+            for d, e in zip(discarders, entries, strict=True)
+        ]
+        # The first discarder's value stands for the entry; the winner gets the sum.
+        return replace(entries[0], points=sum(v.points for v in each), each=each)
+
     async def open_scored_entry(
         self,
         kind_: str,
@@ -500,13 +637,11 @@ class TileFlow(ConsoleHost):
         refuse is told why and leaves the win (``trigger`` enters the entry phase)."""
         entries: dict[int, WinEntry] = {}
         for seat in seats:
-            score = self.win_score(
-                seat, tsumo=kind_ == "tsumo", discarder=discarders[0] if discarders else None
-            )
-            if isinstance(score, tuple):
-                self.refuse_win(seat, score)
+            entry = self._scored(seat, tsumo=kind_ == "tsumo", discarders=discarders)
+            if isinstance(entry, tuple):
+                self.refuse_win(seat, entry)
                 continue
-            entries[seat] = self.scored_entry(seat, score, tsumo=kind_ == "tsumo")
+            entries[seat] = entry
         self.pending = Pending(
             kind=kind_, discarders=discarders, seats=list(entries), entries=entries
         )
@@ -527,7 +662,7 @@ class TileFlow(ConsoleHost):
             console.prompt = ""
             return
         if key == m.Key.DIGIT_0:
-            console.choice = ((console.choice or 0) + 1) % len(yaku_pages(entry.yaku))
+            console.choice = ((console.choice or 0) + 1) % len(self.score_pages(entry))
             console.message = ""
         elif key == m.Key.CANCEL:
             await self._cancel_entry(seat)
@@ -546,19 +681,37 @@ class TileFlow(ConsoleHost):
         line1 = score_line(entry, fu_counts=self.rules.scoring.table == "standard")
         if console.message:
             return line1, fit(console.message)
-        pages = yaku_pages(entry.yaku)
+        pages = self.score_pages(entry)
         return line1, pages[(console.choice or 0) % len(pages)]
+
+    def score_pages(self, entry: WinEntry) -> list[str]:
+        """Line 2 at ``OK?``, paged with 0: the yaku; for kantan's ron off several
+        discarders each one's wind and value (``S: 3 HAN 6000``) before its yaku."""
+        if not entry.each:
+            return yaku_pages(entry.yaku)
+        fu_counts = self.rules.scoring.table == "standard"
+        pages: list[str] = []
+        for v in entry.each:
+            wind = "ESWN"[(v.discarder - self.state.dealer) % self.players]
+            value = value_text(v.han, v.fu, v.yakuman, fu_counts=fu_counts)
+            pages += [fit(f"{wind}: {value} {v.points}"), *yaku_pages(v.yaku)]
+        return pages
 
     # ------------------------------------------------------------------ the draw
 
     async def _last_discard_window(self, discarder: int) -> None:
         """The last discard is out: the other seats may ron it (``RON?``); when every one
-        passed (or the claim window ran out) the tiles decide the draw."""
-        self.pending = Pending(kind="claim", discarders=(discarder,), seats=[], answered=set())
+        passed (or the claim window ran out) the tiles decide the draw. Kantan: every seat
+        may ron the others' 18th discards (18枚目の捨て牌は流局後にロン出来る): no discarder
+        is named, and each seat's ron names its own."""
+        kantan = self.rules.wall.own_walls
+        self.pending = Pending(
+            kind="claim", discarders=() if kantan else (discarder,), seats=[], answered=set()
+        )
         for other in range(self.players):
-            if other != discarder:
+            if other != discarder or kantan:
                 self._open(other, "RON?")
-                self.consoles[other].message = "LAST DISCARD"
+                self.consoles[other].message = "LAST DISCARDS" if kantan else "LAST DISCARD"
         await self._trigger("claim_opened")
         self.claim_deadline = self.now() + self.claim_window_s
 
@@ -593,11 +746,11 @@ class TileFlow(ConsoleHost):
                 console.typed = said[seat]
 
     def _fresh_melds(self, seat: int) -> list[int]:
+        """Tiles in ``seat``'s meld zone that the tiles do not have there yet."""
         tiles = self.state.tiles
         if tiles is None:
             return []
-        st = tiles.seats[seat]
-        placed = {t for meld in st.melds for t in meld.tiles} | set(st.norths)
+        placed = set(tiles.seats[seat].meld_zone)
         return [t for t in self.zone_melds[seat] if t not in placed]
 
     def _unread(self) -> tuple[list[list[int]], list[list[int]]]:
@@ -619,7 +772,12 @@ class TileFlow(ConsoleHost):
             "unread_melds": melds,
             "held_meld": None
             if held is None
-            else {"seat": held.seat, "kind": held.kind, "discarder": held.discarder},
+            else {
+                "seat": held.seat,
+                "kind": held.kind,
+                "discarder": held.discarder,
+                "take": held.take,
+            },
         }
 
     def tile_flow_key(self) -> tuple[Any, ...]:
@@ -629,7 +787,7 @@ class TileFlow(ConsoleHost):
         return (
             tuple(map(tuple, ponds)),
             tuple(map(tuple, melds)),
-            None if held is None else (held.seat, held.kind, held.discarder),
+            None if held is None else (held.seat, held.kind, held.discarder, held.take),
         )
 
     def restore_tile_flow(self, snapshot: dict[str, Any]) -> None:
@@ -645,16 +803,19 @@ class TileFlow(ConsoleHost):
         if raw is not None:
             if raw["kind"] not in MELD_SIZE or not 0 <= int(raw["seat"]) < self.players:
                 raise ValueError(f"a held meld of kind {raw['kind']!r} by seat {raw['seat']}")
-            discarder = raw.get("discarder")
+            discarder, take = raw.get("discarder"), raw.get("take")
             held = HeldMeld(
-                int(raw["seat"]), str(raw["kind"]), None if discarder is None else int(discarder)
+                int(raw["seat"]),
+                str(raw["kind"]),
+                None if discarder is None else int(discarder),
+                None if take is None else int(take),
             )
         self.reset_zones()
         tiles = self.state.tiles
         if tiles is not None:
             for seat, st in enumerate(tiles.seats):
-                kept = [d.tile for d in st.discards if d.called_by is None]
-                self.zone_ponds[seat] = (*kept, *(ponds[seat] if ponds else ()))
-                laid = [t for meld in st.melds for t in meld.tiles] + list(st.norths)
-                self.zone_melds[seat] = (*laid, *(melds[seat] if melds else ()))
+                # What the readers show: kantan's called tiles in the ponds, its stand-ins
+                # in the meld zones.
+                self.zone_ponds[seat] = (*st.pond, *(ponds[seat] if ponds else ()))
+                self.zone_melds[seat] = (*st.meld_zone, *(melds[seat] if melds else ()))
         self.held_meld = held

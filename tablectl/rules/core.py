@@ -283,7 +283,10 @@ def _ron(state: GameState, event: ev.Ron) -> Handled:
         return bad
     if len(event.discarders) > 1 and mode != "every_discarder":
         return Refusal("one_discarder", "a ron is off one discard under this preset")
-    winner_seats = [w.seat for w in event.winners]
+    # Kantan's one winner may be listed once per discarder (each at its tile's value).
+    winner_seats = list(dict.fromkeys(w.seat for w in event.winners))
+    if not event.each_discarder:
+        winner_seats = [w.seat for w in event.winners]
     bad = _seats_refusal(state, winner_seats, "winner")
     if bad is not None:
         return bad
@@ -293,21 +296,20 @@ def _ron(state: GameState, event: ev.Ron) -> Handled:
         bad = _dead_refusal(state, seat, "win")
         if bad is not None:
             return bad
-    values: dict[int, HandValue] = {}
-    for hand in event.winners:
+    priced: dict[tuple[int, int], tuple[ev.Hand, HandValue]] = {}
+    for hand, discarder in event.pairs():
         value = _value(state, hand, tsumo=False)
         if isinstance(value, Refusal):
             return value
-        values[hand.seat] = value
-    bad = walltrack.check_ron(state, event.discarders, winner_seats)
+        priced[hand.seat, discarder] = (hand, value)
+    bad = walltrack.check_ron(state, event.discarders, tuple(winner_seats))
     bad = bad or tiletrack.check_ron(state, event)
     if bad is not None:
         return bad
-    hands = {h.seat: h for h in event.winners}
     if mode == "every_discarder":
         if len(winner_seats) != 1:
             return Refusal("one_winner", "kantan: one player wins, on their own turn")
-        return _settle_ron(state, event.discarders, [winner_seats[0]], hands, values)
+        return _settle_ron(state, event.discarders, [winner_seats[0]], priced)
     discarder = event.discarders[0]
     order = nearest_in_turn(players, discarder, winner_seats)
     if mode == "head_bump":
@@ -316,26 +318,27 @@ def _ron(state: GameState, event: ev.Ron) -> Handled:
         if "triple_ron" in rules.flow.abortive_draws:
             return _abort(state, "triple_ron")
         order = order[:2]
-    return _settle_ron(state, (discarder,), order, hands, values)
+    return _settle_ron(state, (discarder,), order, priced)
 
 
 def _settle_ron(
     state: GameState,
     discarders: tuple[int, ...],
     winners: list[int],
-    hands: dict[int, ev.Hand],
-    values: dict[int, HandValue],
+    priced: dict[tuple[int, int], tuple[ev.Hand, HandValue]],
 ) -> Handled:
+    """Pay each of ``winners`` (nearest the discarder first) by each of ``discarders``, at
+    the hand and value ``priced`` gives that (winner, discarder)."""
     rules = state.rules
     deltas = [0] * state.players
     honba_each = rules.flow.multiple_ron_bonus == "each"
     for index, seat in enumerate(winners):
-        value, hand = values[seat], hands[seat]
         is_dealer = seat == state.dealer
-        points = ron_points(rules, value, dealer=is_dealer)
         gets_honba = index == 0 or honba_each
         honba = rules.scoring.honba_ron * state.honba if gets_honba else 0
         for discarder in discarders:
+            hand, value = priced[seat, discarder]
+            points = ron_points(rules, value, dealer=is_dealer)
             payers = _ron_payers(state, discarder, hand, points, honba, is_dealer)
             for payer, amount in payers.items():
                 deltas[payer] -= amount

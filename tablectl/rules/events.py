@@ -52,10 +52,28 @@ class Riichi:
 
 @dataclass(frozen=True, slots=True)
 class Ron:
-    """A win off a discard.  ``discarders`` has one seat except in kantan."""
+    """A win off a discard.  ``discarders`` has one seat except in kantan, where its one
+    winner is paid by each of them: at one value for all, or listed once per discarder,
+    in their order, at the value of each discarder's tile (:attr:`each_discarder`)."""
 
     discarders: tuple[int, ...]
     winners: tuple[Hand, ...]
+
+    @property
+    def each_discarder(self) -> bool:
+        """Kantan's winner is listed once per discarder, each with its own value."""
+        return (
+            len(self.discarders) > 1
+            and len(self.winners) == len(self.discarders)
+            and len({w.seat for w in self.winners}) == 1
+        )
+
+    def pairs(self) -> tuple[tuple[Hand, int], ...]:
+        """Every (winner's hand, discarder) that is paid: each listed hand with its own
+        discarder under :attr:`each_discarder`, else every winner with every discarder."""
+        if self.each_discarder:
+            return tuple(zip(self.winners, self.discarders, strict=True))
+        return tuple((w, d) for w in self.winners for d in self.discarders)
 
 
 @dataclass(frozen=True, slots=True)

@@ -264,6 +264,11 @@ def _check_consistency(source: str, rules: HouseRules) -> None:
             f"{source}: [game] return_points ({rules.game.return_points}) is below start_points"
             f" ({rules.game.start_points}); set oka_to_top = false or raise return_points"
         )
+    if rules.riichi.furiten_at_draw == "chombo" and not rules.tiles.furiten:
+        raise RulesConfigError(
+            f"{source}: [riichi] furiten_at_draw = 'chombo' punishes a furiten riichi, which"
+            " [tiles] furiten = false says does not exist"
+        )
     if rules.flow.multiple_ron == "every_discarder" and not rules.wall.own_walls:
         raise RulesConfigError(
             f"{source}: [flow] multiple_ron = 'every_discarder' is kantan's turn-based ron and"

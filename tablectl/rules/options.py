@@ -342,7 +342,18 @@ class TileOptions:
     )
     kuitan: bool = opt(True, "open tanyao")
     atozuke: bool = opt(True, "a yaku completed only by the winning tile")
-    kuikae: bool = opt(False, "swap-calling allowed")
+    kuikae: bool = opt(
+        False,
+        "swap-calling (kuikae) allowed: right after a chi or pon the caller may discard the"
+        " called kind (現物) and, after a chi, the kind beyond the run's other end (筋);"
+        " false: both are refused (kantan: 食い替え（現物も）可)",
+    )
+    furiten: bool = opt(
+        True,
+        "furiten: a ron is refused on a wait among the winner's own discards (or pulled"
+        " norths), or one let pass since its last discard or its riichi; false: no furiten,"
+        " every ron the hand makes stands (kantan: フリテン無し)",
+    )
     double_wind_pair_fu: int = opt(4, "fu for a pair of the seat and round wind", choices=(2, 4))
     rinshan_tsumo_fu: bool = opt(True, "a rinshan win gets the 2 tsumo fu")
     ippatsu_chankan: bool = opt(True, "ippatsu and chankan combine")

@@ -74,34 +74,36 @@ def riichi(state: GameState, seat: int) -> TileState | Refusal | None:
 
 
 def check_ron(state: GameState, event: ev.Ron) -> Refusal | None:
-    """Every winner's hand is complete with the tile it rons, it is not furiten, and its
-    value is the scorer's."""
+    """Every winner's hand is complete with each tile it rons, it is not furiten, and its
+    value off each discarder is the scorer's for that tile (kantan: a winner paid by
+    several discarders at one value needs that value off every tile)."""
     tiles = state.tiles
     if tiles is None:
         return None
-    for hand in event.winners:
+    several = len(event.discarders) > 1
+    for hand, discarder in event.pairs():
         st = tiles.seats[hand.seat]
-        for discarder in event.discarders:
-            tile = checks.ron_tile(state, discarder)
-            if tile is None:
-                return Refusal("not_a_win", f"seat {discarder} has no tile open to ron")
-            name = KIND_NAMES[kind(tile)]
-            if not checks.is_complete(state.rules, (*st.concealed, tile)):
-                waits = checks.waits(state.rules, st.concealed)
-                return Refusal(
-                    "not_a_win",
-                    f"seat {hand.seat}: seat {discarder}'s {name} does not complete its hand"
-                    f" (waits: {checks.kinds_text(waits)})",
-                )
-            if _robs_closed_kan(state) and not checks.is_kokushi((*st.concealed, tile)):
-                return Refusal(
-                    "not_a_win",
-                    f"seat {hand.seat}: only thirteen orphans may rob a closed kan",
-                )
-            reason = checks.furiten(state.rules, tiles, hand.seat, tile)
-            if reason is not None:
-                return Refusal("furiten", f"seat {hand.seat} may not ron {name}: {reason}")
-        bad = _check_value(state, hand, tsumo=False, discarder=event.discarders[0])
+        tile = checks.ron_tile(state, discarder)
+        if tile is None:
+            return Refusal("not_a_win", f"seat {discarder} has no tile open to ron")
+        name = KIND_NAMES[kind(tile)]
+        if not checks.is_complete(state.rules, (*st.concealed, tile)):
+            waits = checks.waits(state.rules, st.concealed)
+            return Refusal(
+                "not_a_win",
+                f"seat {hand.seat}: seat {discarder}'s {name} does not complete its hand"
+                f" (waits: {checks.kinds_text(waits)})",
+            )
+        if _robs_closed_kan(state) and not checks.is_kokushi((*st.concealed, tile)):
+            return Refusal(
+                "not_a_win",
+                f"seat {hand.seat}: only thirteen orphans may rob a closed kan",
+            )
+        reason = checks.furiten(state.rules, tiles, hand.seat, tile)
+        if reason is not None:
+            return Refusal("furiten", f"seat {hand.seat} may not ron {name}: {reason}")
+        off = f" off seat {discarder}'s {name}" if several else ""
+        bad = _check_value(state, hand, tsumo=False, discarder=discarder, off=off)
         if bad is not None:
             return bad
     return None
@@ -147,7 +149,7 @@ def _same_value(state: GameState, hand: ev.Hand, score: HandScore) -> bool:
 
 
 def _check_value(
-    state: GameState, hand: ev.Hand, *, tsumo: bool, discarder: int | None
+    state: GameState, hand: ev.Hand, *, tsumo: bool, discarder: int | None, off: str = ""
 ) -> Refusal | None:
     score_win = checks.scorer()
     if score_win is None:
@@ -155,14 +157,14 @@ def _check_value(
     ctx = checks.win_context(state.rules, state, hand.seat, tsumo, discarder)
     score = score_win(state.rules, ctx)
     if isinstance(score, Refusal):
-        return Refusal("not_a_win", f"seat {hand.seat}: {score.code}: {score.message}")
+        return Refusal("not_a_win", f"seat {hand.seat}{off}: {score.code}: {score.message}")
     if _same_value(state, hand, score):
         return None
     yaku = f" ({', '.join(score.yaku)})" if score.yaku else ""
     return Refusal(
         "value_mismatch",
-        f"seat {hand.seat} claims {_value_text(hand.han, hand.fu, hand.yakuman)}; the tiles "
-        f"make {_value_text(score.han, score.fu, score.yakuman)}{yaku}",
+        f"seat {hand.seat} claims {_value_text(hand.han, hand.fu, hand.yakuman)}{off}; the "
+        f"tiles make {_value_text(score.han, score.fu, score.yakuman)}{yaku}",
     )
 
 

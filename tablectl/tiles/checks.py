@@ -333,7 +333,10 @@ def furiten(house: HouseRules, tiles: TileState, seat: int, win_tile: int) -> st
     Permanent furiten: a wait among the seat's own discards (called-away ones and pulled
     norths included).  Riichi furiten: a wait let pass after the riichi (for the rest of
     the hand).  Temporary furiten: a wait let pass since the seat's own last discard.  The
-    tile being ronned is not one that was let pass."""
+    tile being ronned is not one that was let pass.  None of them where the preset has no
+    furiten (``tiles.furiten`` false: kantan)."""
+    if not house.tiles.furiten:
+        return None
     st = tiles.seats[seat]
     wait_kinds = set(waits(house, st.concealed))
     waiting = kinds_text(wait_kinds)

@@ -14,17 +14,33 @@ MeldKind = Literal["chi", "pon", "open_kan", "closed_kan", "added_kan"]
 @dataclass(frozen=True, slots=True)
 class Meld:
     """One meld on the table: all its tile ids (3, or 4 for a kan), the called tile and the
-    seat it came from (both None for a closed kan; for an added kan, those of the pon)."""
+    seat it came from (both None for a closed kan; for an added kan, those of the pon).
+
+    Kantan (鳴いた牌を河から持って来ないで、代わりに山の牌を加える): ``in_river``, the called
+    tile stayed in the discarder's river and counts here by its kind alone; ``stand_in``
+    is the tile from the caller's own wall that lies in the meld zone in its place (None
+    until it is taken)."""
 
     kind: MeldKind
     tiles: tuple[int, ...]
     called: int | None = None
     source: int | None = None
+    in_river: bool = False
+    stand_in: int | None = None
 
     @property
     def opened(self) -> bool:
         """The meld opens the hand (every meld but a closed kan)."""
         return self.kind != "closed_kan"
+
+    @property
+    def zone_tiles(self) -> tuple[int, ...]:
+        """The tiles a seat reader sees in the meld zone: the meld's own, with kantan's
+        stand-in (once taken) where the called tile would lie."""
+        if not self.in_river:
+            return self.tiles
+        own = tuple(t for t in self.tiles if t != self.called)
+        return own if self.stand_in is None else (*own, self.stand_in)
 
 
 @dataclass(frozen=True, slots=True)

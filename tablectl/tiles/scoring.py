@@ -251,12 +251,17 @@ def _bonuses(house: HouseRules, setup: _Setup, ctx: WinContext) -> list[tuple[st
 
     riichi = ctx.riichi or ctx.double_riichi
     ura = riichi and house.scoring.table != "kantan"  # kantan: no ura dora (seed 004)
+    # Reading (kantan): a called tile left in its river counts by its kind (dora) but not
+    # by its colour: the red five lies in the discarder's river, not among the winner's
+    # tiles, and the stand-in in its place counts as the called kind only.
+    in_river = {m.called for m in ctx.melds if m.in_river}
+    coloured = [t for t in hand if t not in in_river]
     found = [
         ("dora", dora(ctx.dora_indicators)),
         ("ura", dora(ctx.ura_indicators) if ura else 0),
-        ("red", sum(1 for t in hand if t in setup.tiles.red)),
+        ("red", sum(1 for t in coloured if t in setup.tiles.red)),
         # Seed 001 names gold fives only for chips (赤・金の祝儀): one dora, as a red five.
-        ("gold", sum(1 for t in hand if t in setup.tiles.gold)),
+        ("gold", sum(1 for t in coloured if t in setup.tiles.gold)),
         ("north", ctx.north_count),
     ]
     out = [(f"{name} {n}", n) for name, n in found if n]

@@ -90,8 +90,7 @@ class SeatTiles:
     tiles the seat could have ronned since its own last discard (temporary furiten),
     ``riichi_passed`` those since its riichi (riichi furiten).  ``kuikae`` the kinds its
     next discard may not be (right after a chi or pon, where the preset forbids swap
-    calls).  ``stand_ins``: kantan's wall tiles that stand for called tiles.
-    ``riichi_furiten``: the waits that were among the seat's own discards and pulled norths
+    calls).  ``riichi_furiten``: the waits that were among the seat's own discards and pulled norths
     when its riichi declaration tile went out (a furiten riichi; empty when it was not, or
     not waiting)."""
 
@@ -107,7 +106,6 @@ class SeatTiles:
     passed: tuple[int, ...] = ()
     riichi_passed: tuple[int, ...] = ()
     kuikae: tuple[int, ...] = ()
-    stand_ins: tuple[int, ...] = ()
     riichi_furiten: tuple[int, ...] = ()
 
     @property
@@ -119,6 +117,18 @@ class SeatTiles:
     def riichi_on(self) -> bool:
         """In riichi, the declaration tile discarded."""
         return self.riichi and not self.riichi_pending
+
+    @property
+    def pond(self) -> tuple[int, ...]:
+        """The tiles the seat's discard zone shows, in discard order: its discards but those
+        called away (kantan's called tiles stay)."""
+        return tuple(d.tile for d in self.discards if d.called_by is None)
+
+    @property
+    def meld_zone(self) -> tuple[int, ...]:
+        """The tiles the seat's meld zone shows: every meld's (kantan's stand-ins in place
+        of the called tiles), then the pulled norths."""
+        return (*(t for meld in self.melds for t in meld.zone_tiles), *self.norths)
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,7 +288,8 @@ def _take(
     st = tiles.seats[seat]
     if before.replacing_call:
         # Kantan: this wall tile stands for the called one in the meld; not in the hand.
-        st = replace(st, stand_ins=(*st.stand_ins, tile))
+        melds = (*st.melds[:-1], replace(st.melds[-1], stand_in=tile))
+        st = replace(st, melds=melds)
         return replace(_set_seat(tiles, seat, st), draw_source="stand_in", kan_tile=None)
     if after.own_walls and st.riichi_on:
         # Kantan rons on one's own turn: taking instead lets the open discards pass.
@@ -444,6 +455,10 @@ def _call(
     if north_pon:
         called = source.norths[-1]
         source = replace(source, norths=source.norths[:-1])
+    elif before.own_walls:
+        # Kantan: the called tile stays in the river (鳴いた牌を河から持って来ない), where
+        # another seat may call or ron it too; a tile of the caller's wall stands in.
+        called = source.discards[-1].tile
     else:
         called = source.discards[-1].tile
         river = (*source.discards[:-1], replace(source.discards[-1], called_by=seat))
@@ -456,7 +471,13 @@ def _call(
             f"{', '.join(_name(t) for t in event.tiles)} is not {shape}",
         )
     meld_kind: Literal["chi", "pon", "open_kan"] = "open_kan" if event.kind == "kan" else event.kind
-    meld = Meld(meld_kind, tuple(sorted((*event.tiles, called))), called=called, source=frm)
+    meld = Meld(
+        meld_kind,
+        tuple(sorted((*event.tiles, called))),
+        called=called,
+        source=frm,
+        in_river=before.own_walls,
+    )
     forbidden: tuple[int, ...] = ()
     if event.kind != "kan" and not house.tiles.kuikae:
         forbidden = kuikae_kinds(kind(called), [kind(t) for t in event.tiles], event.kind == "chi")

@@ -591,3 +591,261 @@ def test_what_a_seat_is_told_of_its_hand() -> None:
     assert hand_text(tiles, [], [135]) == "hand: extra 7z"
     assert hand_text(tiles, [0, 4, 8, 12, 20], []) == "hand: 5 tiles differ"
     assert hand_text(tiles, [0, 4], [8]) == "hand: 3 tiles differ"
+
+
+# --- kantan ------------------------------------------------------------------------------
+
+#: Seat 1 holds 333z and 56m 7m; seat 2 waits on 1p 4p (123m 456m 789m 23p 55s).
+KANTAN_HANDS = {
+    0: "147m 258p 369s 1z 2z 4z 5z",
+    1: "333z 456p 789s 56m 7m 5s",
+    2: "123m 456m 789m 23p 55s",
+    3: "147m 258p 369s 1z 2z 4z 6z",
+}
+
+
+def kantan_layout(own_draws: dict[int, list[str]], **layout: Any) -> dict[str, Any]:
+    return {"hands": KANTAN_HANDS, "own_draws": own_draws, **layout}
+
+
+async def kantan(own_draws: dict[int, list[str]], **layout: Any) -> TileRig:
+    """A kantan hand whose tiles are read, dealt: the dealer (seat 0) has drawn."""
+    return await started(kantan_layout(own_draws, **layout), "kantan")
+
+
+def owned(rig: TileRig, seat: int, name: str, count: int) -> tuple[int, ...]:
+    """``count`` of ``seat``'s tiles of kind ``name``."""
+    found = tuple(t for t in rig.hand(seat) if KIND_NAMES[kind(t)] == name)[:count]
+    assert len(found) == count, (seat, name, rig.hand(seat))
+    return found
+
+
+async def test_a_kantan_hand_reads_its_tiles() -> None:
+    rig = await kantan({0: ["7z"]})
+    assert rig.table.reads_tiles() and rig.state.tiles is not None
+    assert [type(e) for e in rig.events[:2]] == [ev.Dice, ev.Layout]
+
+
+@pytest.mark.parametrize(
+    "order", ["key, own tiles, take", "key, take, own tiles", "own tiles, key, take", "early"]
+)
+async def test_a_kantan_pon_shows_its_own_tiles_and_a_stand_in_from_the_wall(order: str) -> None:
+    # 鳴いた牌を河から持って来ないで、代わりに山の牌を加える: the called 3z stays in seat 0's
+    # pond; seat 1 lays its own 33z and a tile from its own wall in the meld zone. The
+    # take may come before the own tiles show (kept until the call is made), and the
+    # reader may show the stand-in before the take sensor reports it ("early").
+    rig = await kantan({0: ["3z"], 1: ["9p"]})
+    called = await rig.discard(0)
+    own = owned(rig, 1, "3z", 2)
+    stand_in = rig.layout[34 + 13]  # seat 1's own wall, after the 13 it dealt itself
+    keys = (K.PON, K.DIGIT_0, K.OK)
+    if order.startswith("own tiles"):
+        await rig.meld(1, *own)
+        await rig.key(1, *keys)
+        assert rig.events[-1] == ev.Call(seat=1, kind="pon", discarder=0, tiles=own)
+        await rig.take(1)
+    else:
+        await rig.key(1, *keys)
+        assert rig.lines(1)[0] == "PLACE MELD PON"
+        if order == "key, take, own tiles":
+            await rig.take(1)  # kept: the call is not made yet
+            assert not isinstance(rig.events[-1], ev.Call | ev.Take)
+            await rig.meld(1, *own)
+        elif order == "early":
+            await rig.meld(1, *own, stand_in)
+            assert rig.events[-1] == ev.Call(seat=1, kind="pon", discarder=0, tiles=own)
+            await rig.take(1)
+        else:
+            await rig.meld(1, *own)
+            await rig.take(1)
+    assert rig.events[-2:] == [
+        ev.Call(seat=1, kind="pon", discarder=0, tiles=own),
+        ev.Take(seat=1, pos=34 + 13, tile=stand_in),
+    ]
+    assert rig.table.held_meld is None and rig.lines(1)[0] == "S 25000"
+    if order != "early":
+        await rig.meld(1, stand_in)
+    st = rig.state.tiles.seats  # type: ignore[union-attr]
+    assert st[1].meld_zone == (*own, stand_in) and stand_in not in st[1].concealed
+    assert st[0].pond == (called,) == rig.table.zone_ponds[0]
+    assert rig.table._fresh_melds(1) == []
+    # 食い替え（現物も）可: the third 3z may go right after the pon.
+    third = owned(rig, 1, "3z", 1)[0]
+    assert await rig.discard(1, third) == third and rig.events[-1] == ev.Discard(1, third)
+    assert tiles_off(rig) == []
+
+
+async def test_from_opens_empty_after_a_confirm_that_said_tenpai() -> None:
+    # A draw the tiles decide leaves TENPAI typed on each CONFIRM line; FROM? in a later
+    # hand must not read it as seats (it raised ValueError in the daemon).
+    rig = await kantan({0: ["3z"], 1: ["9p"]})
+    await rig.discard(0)
+    rig.table.consoles[1].typed = "TENPAI"
+    await rig.key(1, K.PON)
+    assert rig.lines(1)[0] == "FROM?"
+    await rig.key(1, K.DIGIT_0, K.OK)
+    assert rig.lines(1)[0] == "PLACE MELD PON"
+
+
+async def test_a_kantan_call_withdrawn_after_its_take_leaves_that_take_a_draw() -> None:
+    rig = await kantan({0: ["3z"], 1: ["9p"]})
+    await rig.discard(0)
+    await rig.key(1, K.PON, K.DIGIT_0, K.OK)
+    await rig.take(1)
+    await rig.key(1, K.CANCEL)
+    assert rig.events[-1] == ev.Take(seat=1, pos=34 + 13, tile=rig.layout[34 + 13])
+    assert rig.state.tiles.seats[1].drawn == rig.layout[34 + 13]  # type: ignore[union-attr]
+    assert rig.table.held_meld is None and rig.lines(1)[0] == "S 25000"
+
+
+#: Seats 0 and 1 throw 7z, then 1p and 4p; seat 2 waits on both; the indicator is 3p.
+SEVERAL = {0: ["7z", "1p"], 1: ["7z", "4p"], 2: ["9p"], 3: ["9s"]}
+
+
+async def test_a_kantan_ron_wins_off_every_last_discard_each_at_its_own_value() -> None:
+    # ロン牌が複数ある場合は全員からあがれる: seat 2 presses RON on its own turn; the tiles
+    # name seats 0 and 1 (no FROM?), each paying the hand on its own tile: 2 han off the
+    # 1p (ittsu), 3 off the 4p (ittsu, dora).
+    rig = await kantan(SEVERAL, dora=["3p"])
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3, 0, 1)
+    await rig.key(2, K.RON)
+    assert rig.lines(2) == ("RON x2 9000 OK?", "E: 2 HAN 3000")
+    pages = []
+    for _ in range(4):
+        pages.append(rig.lines(2)[1])
+        await rig.key(2, K.DIGIT_0)
+    assert pages == ["E: 2 HAN 3000", "ittsu", "S: 3 HAN 6000", "ittsu, dora 1"]
+    await rig.key(2, K.OK)
+    assert rig.events[-1] == ev.Ron(
+        discarders=(0, 1), winners=(ev.Hand(seat=2, han=2), ev.Hand(seat=2, han=3))
+    )
+    assert rig.state.scores == (22000, 19000, 34000, 25000)
+
+
+async def test_a_restart_at_ok_on_a_ron_off_several_comes_back_to_it() -> None:
+    layout = kantan_layout(SEVERAL, dora=["3p"])
+    rig = await started(layout, "kantan")
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3, 0, 1)
+    await rig.key(2, K.RON, K.DIGIT_0)
+    shown = rig.lines(2)
+    stored = json.loads(json.dumps(rig.table.flow_snapshot()))
+    again = TileRig("kantan", layout=layout, state=rig.state)
+    again.table.restore_flow(stored)
+    await again.up()
+    assert again.lines(2) == shown == ("RON x2 9000 OK?", "ittsu")
+    await again.key(2, K.OK)
+    assert again.events[-1] == ev.Ron((0, 1), (ev.Hand(seat=2, han=2), ev.Hand(seat=2, han=3)))
+
+
+async def test_a_reader_fault_while_a_kantan_call_waits_with_its_take_makes_both_keyed() -> None:
+    rig = await kantan({0: ["3z"], 1: ["9p"]})
+    await rig.discard(0)
+    await rig.key(1, K.PON, K.DIGIT_0, K.OK)
+    await rig.take(1)  # the stand-in, kept: the own tiles have not shown
+    await rig.send(m.Fault(code=m.FaultCode.TILE_READER, detail=0x111, text="seat 1 melds"))
+    assert rig.events[-3:] == [
+        ev.TilesOff(reason="seat 1 reader fault"),
+        ev.Call(seat=1, kind="pon", discarder=0),
+        ev.Take(seat=1, pos=34 + 13),
+    ]
+    wall = rig.state.wall
+    assert wall is not None and wall.phase == "called" and rig.table.held_meld is None
+
+
+@pytest.mark.parametrize(
+    ("seat", "draws", "lines"),
+    [
+        (2, {0: ["7z", "8s"], 1: ["7z", "8s"]}, ("! not a win", "no last discard wins")),
+        (3, SEVERAL, ("N 25000", "! ron on own turn")),
+    ],
+    ids=["no last discard wins", "not its turn"],
+)
+async def test_a_kantan_ron_the_tiles_or_the_turn_refuse(
+    seat: int, draws: dict[int, list[str]], lines: tuple[str, str]
+) -> None:
+    rig = await kantan(draws)
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3, 0, 1)
+    before = len(rig.events)
+    await rig.key(seat, K.RON)
+    assert rig.lines(seat) == lines
+    assert len(rig.events) == before and rig.table.phase == "table_playing_turn"
+
+
+async def test_a_kantan_ron_on_a_wait_thrown_before_stands() -> None:
+    # フリテン無し: seat 2 throws its own winning 1p, then rons seat 1's 4p.
+    rig = await kantan({1: ["7z", "4p"], 2: ["1p"]})
+    await rig.discard(0)
+    await rig.go_round(1)
+    await rig.take(2)
+    await rig.discard(2, rig.tile(2, "1p"))
+    await rig.go_round(3, 0, 1)
+    await rig.key(2, K.RON)
+    assert rig.lines(2)[0].endswith(" OK?")
+    await rig.key(2, K.OK)
+    assert isinstance(rig.events[-1], ev.Ron) and rig.events[-1].discarders == (1,)
+
+
+#: Seats 0 and 2 wait on 1p 4p; seat 3's 18th draw (and discard) is a 4p.
+LAST_HANDS = {**KANTAN_HANDS, 0: "123s 406s 789s 23p 99m"}
+LAST_DRAWS = {3: ["5555z 7777z 9999p 111z 22z", "4p"]}
+
+
+async def kantan_to_the_last_discard() -> TileRig:
+    rig = await started({"hands": LAST_HANDS, "own_draws": LAST_DRAWS}, "kantan")
+    await rig.discard(0)
+    wall = await rig.play_out()
+    assert wall.finished and wall.last_discard == 3
+    assert all(rig.lines(s) == ("RON?", "LAST DISCARDS") for s in range(4))
+    return rig
+
+
+async def test_after_the_18th_discards_every_seat_may_ron_and_the_next_in_turn_wins() -> None:
+    # 18枚目の捨て牌は流局後にロン出来る: seats 0 and 2 both ron seat 3's last 4p; seat 0,
+    # whose turn would have come first, wins.
+    rig = await kantan_to_the_last_discard()
+    for seat, key in ((2, K.RON), (0, K.RON), (1, K.CANCEL), (3, K.CANCEL)):
+        await rig.key(seat, key)
+    assert rig.lines(0)[0].endswith(" OK?") and rig.table.pending is not None
+    assert rig.table.pending.discarders[-1] == 3
+    await rig.key(0, K.OK)
+    ron = rig.events[-1]
+    assert isinstance(ron, ev.Ron) and ron.winners[0].seat == 0 and 3 in ron.discarders
+
+
+async def test_after_the_18th_discards_nobody_rons_and_the_tiles_decide_the_draw() -> None:
+    rig = await kantan_to_the_last_discard()
+    expected = tiletrack.expected_draw(rig.state)
+    assert expected is not None and {0, 2} <= set(expected.tenpai)
+    for seat in range(4):
+        await rig.key(seat, K.CANCEL)
+    assert rig.events[-1] == expected and rig.lines(0)[0] == "CONFIRM TENPAI"
+
+
+async def test_a_restart_while_a_kantan_call_waits_with_its_take_makes_it_when_it_shows() -> None:
+    layout = kantan_layout({0: ["3z"], 1: ["9p"]})
+    rig = await started(layout, "kantan")
+    called = await rig.discard(0)
+    await rig.key(1, K.PON, K.DIGIT_0, K.OK)
+    await rig.take(1)
+    stored = json.loads(json.dumps(rig.table.flow_snapshot()))
+    assert stored["held_meld"]["take"] == 34 + 13
+    again = TileRig("kantan", layout=layout, state=rig.state)
+    again.table.restore_flow(stored)
+    await again.up()
+    assert again.lines(1)[0] == "PLACE MELD PON"
+    own = owned(rig, 1, "3z", 2)
+    await again.meld(1, *own)
+    assert again.events[-2:] == [
+        ev.Call(seat=1, kind="pon", discarder=0, tiles=own),
+        ev.Take(seat=1, pos=34 + 13, tile=rig.layout[34 + 13]),
+    ]
+    # Rebuilt after another restart: the called 3z in seat 0's pond, the stand-in among
+    # seat 1's melds.
+    stored = json.loads(json.dumps(again.table.flow_snapshot()))
+    third = TileRig("kantan", layout=layout, state=again.state)
+    third.table.restore_flow(stored)
+    assert third.table.zone_ponds[0] == (called,)
+    assert third.table.zone_melds[1] == (*own, rig.layout[34 + 13])

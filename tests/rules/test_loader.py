@@ -58,6 +58,10 @@ def test_parlor_file_extends_a_preset(tmp_path: Path) -> None:
         ("[game]\numa = [10, -10]\n", ["uma has 2 entries", "one per player"]),
         ("[scoring]\ntenpai_table = [[3000, 1000]]\n", ["tenpai_table needs 3 rows"]),
         ("[game]\nplayers = 4\n[wall]\nnorth_pulls = true\n", ["north_pulls", "players = 3"]),
+        (
+            'extends = "sanma-free"\n[tiles]\nfuriten = false\n',
+            ["furiten_at_draw = 'chombo'", "furiten = false"],
+        ),
         ('extends = "kenk"\n', ["unknown preset 'kenk'", "did you mean 'kenko'"]),
         ("[game\nplayers = 4\n", ["not valid TOML"]),
     ],

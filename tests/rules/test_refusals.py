@@ -89,6 +89,18 @@ REFUSALS: list[tuple[str, str, list[dict[str, Any]], str]] = [
         "one_discarder",
     ),
     (
+        "kantan winner listed twice for one discarder",
+        "kantan",
+        [ron([0], {"seat": 1, "han": 2}, {"seat": 1, "han": 1})],
+        "duplicate_seat",
+    ),
+    (
+        "kantan winner listed three times for two discarders",
+        "kantan",
+        [ron([0, 2], {"seat": 1, "han": 2}, {"seat": 1, "han": 1}, {"seat": 1, "han": 1})],
+        "duplicate_seat",
+    ),
+    (
         "kantan one winner only",
         "kantan",
         [ron(0, {"seat": 1, "han": 2}, {"seat": 2, "han": 1})],

@@ -119,6 +119,12 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[int]]] = [
     ("kantan 3h tsumo 2000 all", "kantan", [tsumo(2, 3)], [-2000, -2000, 6000, -2000]),
     ("kantan 13h tsumo 16000 all", "kantan", [tsumo(2, 13)], [-16000, -16000, 48000, -16000]),
     ("kantan ron from two discarders", "kantan", [ron([1, 3], w(0, 2))], [6000, -3000, 0, -3000]),
+    (
+        "kantan ron from two discarders, each at its own tile's value",
+        "kantan",
+        [ron([1, 3], w(0, 2), w(0, 3))],
+        [9000, -3000, 0, -6000],
+    ),
     # --- riichi deposits ---
     (
         "riichi stick to the winner",

@@ -18,7 +18,7 @@ from tablectl.journal import Journal, export_game
 from tablectl.replay import replay
 from tablectl.rules import events as ev
 from tablectl.rules.loader import load_rules
-from tests.sim.test_autoplay import frames, patient_link, play  # noqa: F401
+from tests.sim.test_autoplay import Played, frames, patient_link, play  # noqa: F401
 from tests.sim.test_tiles import READERS
 
 
@@ -34,13 +34,13 @@ def journal_game(tmp: Path) -> tuple[str, list[ev.Event], str]:
         journal.close()
 
 
-@pytest.mark.parametrize(("preset", "seed"), [("tenhou", 1), ("sanma-free", 3), ("jboy", 2)])
-async def test_a_whole_game_is_read_from_the_tiles(tmp_path: Path, preset: str, seed: int) -> None:
-    played = await play(tmp_path, preset, seed, **READERS)
+def read_from_the_tiles(played: Played, tmp: Path) -> list[ev.Event]:
+    """Check a whole game played at a table that reads every tile (see the module doc);
+    its journalled events."""
     assert len(played.finals) == 1
     bots = played.table.bots
     assert bots is not None and bots.refusals == []
-    _, events, lines = journal_game(tmp_path)
+    _, events, lines = journal_game(tmp)
 
     # Every hand is tile-aware: a layout right after each dice, tiles on every move.
     dice = [i for i, e in enumerate(events) if isinstance(e, ev.Dice)]
@@ -69,10 +69,72 @@ async def test_a_whole_game_is_read_from_the_tiles(tmp_path: Path, preset: str, 
     draws = [e for e in events if isinstance(e, ev.Draw)]
     if draws:
         assert any(line.startswith("CONFIRM TENPAI") or "NOTEN" in line for line in shown)
+    assert len(result.hands) == len(dice)
+    return events
 
+
+@pytest.mark.parametrize(("preset", "seed"), [("tenhou", 1), ("sanma-free", 3), ("jboy", 2)])
+async def test_a_whole_game_is_read_from_the_tiles(tmp_path: Path, preset: str, seed: int) -> None:
+    played = await play(tmp_path, preset, seed, **READERS)
+    events = read_from_the_tiles(played, tmp_path)
     # And the game is a tenhou.net/6 log.
     log = json.loads(export_text("tenhou6", load_rules(preset), events))
-    assert len(log["log"]) == len(result.hands)
+    assert len(log["log"]) == sum(isinstance(e, ev.Dice) for e in events)
+
+
+@pytest.mark.parametrize(
+    ("seed", "holds"),
+    [(1, ("ron off several", "tsumo")), (3, ("ron after the draw", "pon")), (4, ("draw",))],
+)
+async def test_a_whole_kantan_game_is_read_from_the_tiles(
+    tmp_path: Path, seed: int, holds: tuple[str, ...]
+) -> None:
+    # Kantan (seed 004): calls and rons on one's own turn off any seat's last discard, a
+    # stand-in from the caller's own wall in its meld zone (the called tile stays in the
+    # discarder's pond), rons naming every discarder whose last discard wins, the 18th
+    # discards ronned by any seat after the draw. The bots play the tiles; the daemon
+    # scores every win and decides every draw; nothing seed 004 allows is refused.
+    played = await play(tmp_path, "kantan", seed, **READERS)
+    events = read_from_the_tiles(played, tmp_path)
+    calls = [e for e in events if isinstance(e, ev.Call)]
+    assert calls and all(e.kind in ("chi", "pon") for e in calls)
+    found = {
+        "ron off several": any(isinstance(e, ev.Ron) and len(e.discarders) > 1 for e in events),
+        "ron after the draw": _ron_after_the_draw(events),
+        "tsumo": any(isinstance(e, ev.Tsumo) for e in events),
+        "pon": any(e.kind == "pon" for e in calls),
+        "draw": any(isinstance(e, ev.Draw) for e in events),
+    }
+    assert all(found[what] for what in holds), found
+    # Each stand-in (the take right after a call) lay among its caller's melds, and no
+    # pond ever gave up a tile in a hand: the called tiles stayed in them.
+    tx, _ = frames(played.transcript)
+    snaps = [m for m in tx if isinstance(m, SeatTiles)]
+    for call, take in zip(events, events[1:], strict=False):
+        if isinstance(call, ev.Call):
+            assert isinstance(take, ev.Take) and take.seat == call.seat
+            assert any(
+                m.seat == call.seat and m.zone is Zone.MELDS and take.tile in m.tiles
+                for m in snaps
+            )
+    ponds: dict[int, tuple[int, ...]] = {}
+    for m in snaps:
+        if m.zone is Zone.DISCARDS:
+            before = ponds.get(m.seat, ())
+            assert not m.tiles or m.tiles[: len(before)] == before
+            ponds[m.seat] = m.tiles
+
+
+def _ron_after_the_draw(events: list[ev.Event]) -> bool:
+    """A ron after every seat made its 18 discards (kantan's last discards)."""
+    discards = 0
+    for event in events:
+        if isinstance(event, ev.Dice):
+            discards = 0
+        discards += isinstance(event, ev.Discard)
+        if isinstance(event, ev.Ron) and discards == 72:
+            return True
+    return False
 
 
 async def test_a_hand_reader_that_misreads_puts_that_hand_back_to_key_entry(

@@ -168,6 +168,18 @@ def test_red_and_gold_fives_are_the_presets_ids(
     assert scores[0].han - scores[1].han == more
 
 
+def test_kantan_has_no_pinfu() -> None:
+    # ピンフ無し (seed 004): a closed ron with pinfu alone is no win; with tanyao it is
+    # tanyao alone.
+    pinfu = tiles("123m456p789s23s99m")
+    win = one("1s")
+    assert _value("tenhou", _ctx((*pinfu, win), win)) is not None
+    assert _value("kantan", _ctx((*pinfu, win), win)) is None
+    both = tiles("234m456p678s34s66m")
+    score = _value("kantan", _ctx((*both, one("5s")), one("5s")))
+    assert score is not None and score.yaku == ("Tanyao",) and score.han == 1
+
+
 def test_no_yaku_and_no_win_are_none() -> None:
     chi = Meld("chi", tiles("123m"), called=one("1m"), source=0)
     open_hand = tiles("456p789s234s99p")
@@ -226,10 +238,12 @@ def test_a_bot_rons_a_tile_that_completes_a_hand_with_a_yaku(bot_table: SimTable
     assert bot_table.bots._ron_value(hand, state, 1, one("9m")) is None  # no win
 
 
+@pytest.mark.parametrize("preset", ["tenhou", "kantan"])
 @pytest.mark.parametrize("why", ["own_discard", "passed", "riichi_passed"])
-def test_a_bot_never_rons_in_furiten(bot_table: SimTable, why: str) -> None:
-    hand, state, mem = _tenpai_seat(bot_table, "234m567p678s5m6m22s")
-    bots = bot_table.bots
+def test_a_bot_never_rons_in_furiten(preset: str, why: str) -> None:
+    table = SimTable(preset, 1, seat_reader=True)
+    hand, state, mem = _tenpai_seat(table, "234m567p678s5m6m22s")
+    bots = table.bots
     assert bots is not None
     if why == "own_discard":
         mem.discarded.add(kind(one("7m")))  # it threw one of its own waits
@@ -240,7 +254,8 @@ def test_a_bot_never_rons_in_furiten(bot_table: SimTable, why: str) -> None:
         bots._passed(hand, 1, one("7m"))
         mem.temp_furiten = False  # a new draw clears only the temporary furiten
     assert mem.furiten
-    assert bots._ron_value(hand, state, 1, one("4m")) is None
+    score = bots._ron_value(hand, state, 1, one("4m"))
+    assert (score is None) is (preset != "kantan")  # kantan: フリテン無し
 
 
 def test_an_open_hand_without_a_yaku_does_not_ron(bot_table: SimTable) -> None:

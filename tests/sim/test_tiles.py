@@ -35,6 +35,7 @@ from hw_sim.__main__ import build_parser, readers
 from hw_sim.control import ControlServer
 from hw_sim.wall import tile_name
 from hw_sim.zones import TableZones
+from tablectl.rules import wall as W
 from tablectl.rules.loader import load_rules
 from tablectl.tiles.ids import tile_set
 from tests.sim.test_autoplay import frames, patient_link, play  # noqa: F401
@@ -139,6 +140,33 @@ async def test_every_move_is_reported_as_snapshots_of_the_zones_it_changed() -> 
         assert emptied == [(0, Zone.HAND), (1, Zone.HAND), (1, Zone.MELDS)]
         assert all(not m.tiles for m in after if isinstance(m, SeatTiles))
         assert isinstance(after[len(emptied)], WallStatus)
+
+
+async def test_a_kantan_call_keeps_the_called_tile_in_the_pond_and_melds_the_stand_in() -> None:
+    # 鳴いた牌を河から持って来ないで、代わりに山の牌を加える (seed 004): seat 1 pons seat 0's
+    # discard on its own turn (PON, FROM? 0, OK): its own two tiles go among its melds,
+    # the called tile stays in seat 0's pond, and its next take, from its own wall, is
+    # laid among its melds in the called tile's place, never in its hand.
+    async with table_and_host("kantan", 3, **READERS) as (table, host):
+        await shuffle(host)
+        follower, zones = table.follower, table.firmware.zones
+        assert zones is not None
+        follower.state = W.start_wall(follower.rules, 0, (3, 4))  # as the dice would
+        while follower.state.phase in (W.DEAL, W.TAKE):
+            table.take(follower.state.turn)
+        thrown = table.discard(0)
+        for key in ("PON", "0", "OK"):
+            table.press(1, key)
+        assert follower.state.replacing_call and follower.take_zone(1) is Zone.MELDS
+        own = list(zones.hand(1)[:2])
+        assert table.meld(1, own, discarder=0) == thrown
+        mark = len(table.firmware.transcript)
+        stand_in = table.take(1)
+        assert zones.tiles(0, Zone.DISCARDS) == (thrown,)
+        assert zones.tiles(1, Zone.MELDS) == (*own, stand_in.tile) and len(zones.hand(1)) == 11
+        got = [(s.seat, s.zone, s.tiles) for s in snapshots(table, mark)]
+        assert got == [(1, Zone.MELDS, (*own, stand_in.tile))]
+        assert follower.state.phase == W.CALLED and follower.take_zone(1) is Zone.HAND
 
 
 async def test_bad_moves_are_refused_and_send_nothing() -> None:

@@ -270,15 +270,20 @@ class _Generator:
             return False
         if not wall.finished and (wall.phase != "claim" or wall.turn != seat):
             return False
-        discarders = tuple(
-            d for d in range(self.state.players) if wall.discards[d] and self.can_ron(seat, d)
-        )
-        if not discarders:
+        # Every last discard that wins, each at the value of the hand on its own tile (a
+        # tile on which the hand has no yaku is no win off that seat).
+        offers = [
+            (d, self.value(seat, tsumo=False, discarder=d))
+            for d in range(self.state.players)
+            if wall.discards[d] and self.can_ron(seat, d)
+        ]
+        priced = [(d, value) for d, value in offers if value is not None]
+        if not priced:
             return False
-        value = self.value(seat, tsumo=False, discarder=discarders[0])
-        if value is None:
-            return False
-        self.must(ev.Ron(discarders=discarders, winners=(_hand(value),)))
+        hands = tuple(_hand(value) for _, value in priced)
+        if len(set(hands)) == 1 and self.chance(0.5):
+            hands = hands[:1]  # one value for all: the form a keyed table writes
+        self.must(ev.Ron(discarders=tuple(d for d, _ in priced), winners=hands))
         return True
 
     # --- calls ------------------------------------------------------------------------
@@ -381,7 +386,9 @@ class _Generator:
 
     def riichi(self, seat: int) -> bool:
         st = self.seat(seat)
-        if st.riichi or not st.closed or seat in self.state.dead:
+        if st.riichi or seat in self.state.dead:
+            return False
+        if not st.closed and not self.rules.tiles.yaku_with_calls:
             return False
         if self.state.scores[seat] < self.rules.riichi.min_points or not self.chance(0.8):
             return False

@@ -99,7 +99,9 @@ def build_layout(
     if rules.wall.own_walls:
         per = len(wall.order) // rules.players
         for seat, texts in (own_draws or {}).items():
-            for i, tile in enumerate(deck.take(" ".join(texts))):
+            tiles = deck.take(" ".join(texts))
+            assert len(tiles) <= rules.wall.own_wall_discards, f"seat {seat} draws {len(tiles)}"
+            for i, tile in enumerate(tiles):
                 placed[seat * per + 13 + i] = tile
     else:
         live = dealt.order[dealt.next_live :]

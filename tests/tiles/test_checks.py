@@ -197,9 +197,11 @@ ONE_P, FOUR_P, NINE_S = 36, 48, 104
         ({"riichi": False, "riichi_passed": (ONE_P + 2,)}, FOUR_P, None),
     ],
 )
-def test_furiten(seat: dict[str, object], win: int, reason: str | None) -> None:
-    found = checks.furiten(load_rules("tenhou"), seat_state(**seat), 0, win)
-    if reason is None:
+@pytest.mark.parametrize("preset", ["tenhou", "kantan"])
+def test_furiten(preset: str, seat: dict[str, object], win: int, reason: str | None) -> None:
+    rules = load_rules(preset)
+    found = checks.furiten(rules, seat_state(**seat), 0, win)
+    if reason is None or not rules.tiles.furiten:  # kantan: フリテン無し
         assert found is None
     else:
         assert found is not None and found.startswith(reason) and "1p 4p" in found
@@ -254,6 +256,63 @@ def test_riichi_furiten_lasts_the_hand() -> None:
     t.tsumogiri(1)
     refusal = t.refused(t.ron(0, 1), "furiten")
     assert "riichi furiten" in refusal.message
+
+
+def _kantan(furiten: bool) -> Table:
+    """Kantan (フリテン無し), or kantan with furiten as elsewhere."""
+    kantan = load_rules("kantan")
+    if not furiten:
+        return Table("kantan")
+    return Table.with_rules(replace(kantan, tiles=replace(kantan.tiles, furiten=True)))
+
+
+#: Kantan: seat 2 waits on 1p 4p; seats 0 and 1 throw what they draw.
+KANTAN_FURITEN = {
+    0: "147m 258p 369s 1z 2z 3z 5z",
+    1: "147m 258p 369s 1z 2z 3z 6z",
+    2: "123m 456m 789m 23p 55s",
+    3: "147m 258p 369s 1z 2z 3z 7z",
+}
+
+
+@pytest.mark.parametrize(
+    ("case", "draws", "reason"),
+    [
+        # Seat 2 throws its own winning 1p, then rons seat 1's 4p.
+        ("permanent", {2: ["1p"], 1: ["6z", "4p"]}, "permanent furiten"),
+        # Seat 2 in riichi takes instead of ronning seat 0's 1p (it lets it pass), then rons
+        # seat 1's 4p on its next turn.
+        (
+            "riichi",
+            {0: ["5z", "1p", "5z"], 1: ["6z", "6z", "4p"], 2: ["6z", "9s"]},
+            "riichi furiten",
+        ),
+    ],
+)
+@pytest.mark.parametrize("furiten", [False, True], ids=["kantan", "kantan with furiten"])
+def test_kantan_has_no_furiten(
+    case: str, draws: dict[int, list[str]], reason: str, furiten: bool
+) -> None:
+    # フリテン無し (seed 004): a wait among one's own discards or let pass stops no ron.
+    t = _kantan(furiten)
+    t.start(hands=KANTAN_FURITEN, own_draws={3: ["7z", "7z"], **draws})
+    t.tsumogiri(0)
+    t.tsumogiri(1)
+    if case == "riichi":
+        t.riichi(2, "6z")
+        for seat in (3, 0, 1, 2, 3, 0, 1):
+            t.tsumogiri(seat)
+    else:
+        t.turn(2, "1p")
+        for seat in (3, 0, 1):
+            t.tsumogiri(seat)
+    win = t.ron(2, 1) if not furiten else ev.Ron((1,), (ev.Hand(seat=2, han=1),))
+    if furiten:
+        refusal = t.refused(win, "furiten")
+        assert reason in refusal.message
+        return
+    t.ok(win)
+    assert t.replayed()["rejected"] == []
 
 
 FOUR_PAIRS_TENPAI = "1111p 22p 55s 99s 11z 7z"  # waits 7z where the preset counts it

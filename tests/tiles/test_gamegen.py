@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tablectl.cli import main
 from tablectl.replay import replay
+from tablectl.rules import events as ev
+from tablectl.rules.core import step
+from tablectl.rules.loader import load_rules
+from tablectl.rules.refusal import Refusal
+from tablectl.rules.state import initial_state
+from tablectl.tiles.ids import kind as kind_of
+from tablectl.tiles.tracker import kuikae_kinds
 from tests.tiles.gamegen import generate_game
 
 PRESETS = [
@@ -66,3 +74,35 @@ def test_the_games_hold_every_kind_of_event() -> None:
         "kan:added", "north:", "riichi:", "ron:", "tsumo:", "draw:",
     ):  # fmt: skip
         assert kinds[kind], kind
+
+
+def test_a_kantan_game_holds_what_seed_004_allows() -> None:
+    # Seed 50: a ron off two last discards at two values, a tile called again after its
+    # chi (チーされた牌もポン出来る), swap calls (食い替え（現物も）可) and rons on waits
+    # thrown before (フリテン無し): each refused under kantan's rules with those as elsewhere.
+    game = generate_game("kantan", 50)
+    assert replay(game.lines()).rejected == []
+    kantan = load_rules("kantan")
+    strict = replace(kantan, tiles=replace(kantan.tiles, kuikae=False, furiten=True))
+    state = initial_state(kantan)
+    found: Counter[str] = Counter()
+    swap: tuple[int, tuple[int, ...]] | None = None
+    for event in (ev.parse_event(e) for e in game.events[1:]):
+        tiles = state.tiles
+        if isinstance(event, ev.Ron) and event.each_discarder and len(set(event.winners)) > 1:
+            found["each at its own value"] += 1
+        if isinstance(event, ev.Call) and tiles is not None:
+            called = tiles.seats[event.discarder].discards[-1].tile
+            found["called again"] += any(m.called == called for s in tiles.seats for m in s.melds)
+            own = [kind_of(t) for t in event.tiles]
+            swap = (event.seat, kuikae_kinds(kind_of(called), own, event.kind == "chi"))
+        elif isinstance(event, ev.Discard) and swap is not None and event.tile is not None:
+            found["swap call"] += swap[0] == event.seat and kind_of(event.tile) in swap[1]
+            swap = None
+        _, effects = step(replace(state, rules=strict), event)
+        found["furiten elsewhere"] += any(
+            isinstance(e, Refusal) and e.code == "furiten" for e in effects
+        )
+        state, _ = step(state, event)
+    assert all(found[k] for k in ("each at its own value", "called again", "swap call")), found
+    assert found["furiten elsewhere"], found

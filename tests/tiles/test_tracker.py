@@ -518,32 +518,141 @@ KANTAN = {
 
 
 def test_kantan_a_call_is_made_on_ones_turn_and_a_wall_tile_stands_in() -> None:
+    # 鳴いた牌を河から持って来ないで、代わりに山の牌を加える (seed 004): the called 3z stays in
+    # seat 0's river and pond; the 9p seat 1 takes from its own wall lies in its meld zone
+    # beside its own two 3z, in the called tile's place, and never joins the hand.
     t = Table("kantan")
     t.start(hands=KANTAN, own_draws={0: ["3z"], 1: ["9p"]})
     t.tsumogiri(0)
     called = t.seat(0).discards[-1].tile
     t.call(1, "pon", 0, "33z")
+    own = tuple(x for x in t.seat(1).melds[0].tiles if x != called)
+    assert t.seat(1).meld_zone == own  # the stand-in is not taken yet
     before = t.seat(1).concealed
-    t.take(1)  # from seat 1's own wall: it stands for the called 3z
+    t.take(1)
     st = t.seat(1)
-    assert st.concealed == before and len(st.stand_ins) == 1 and st.drawn is None
-    assert st.melds[0].called == called and t.seat(0).discards[-1].called_by == 1
-    t.refused(ev.Discard(1, t.tile(1, "3z")), "kuikae")
+    stand_in = st.melds[0].stand_in
+    assert stand_in == t.tiles.layout[34 + 13]  # seat 1's wall, after the 13 it dealt itself
+    assert st.concealed == before and st.drawn is None and stand_in not in st.concealed
+    assert st.melds[0].called == called and st.melds[0].in_river
+    assert st.meld_zone == (*own, stand_in)
+    assert t.seat(0).discards[-1].called_by is None and t.seat(0).pond[-1] == called
     t.discard(1, "5s")
     assert t.replayed()["rejected"] == []
 
 
-def test_kantan_ron_off_several_last_discards() -> None:
+#: Seat 0 throws 4m: seat 1 chis it (56m), seat 2 pons it (44m), seat 3 (23m, haku) rons it.
+KANTAN_AGAIN = {
+    1: "56m 123p 111z 222z 99s",
+    2: "44m 123s 456s 777z 8p 9p",
+    3: "23m 456p 789p 555z 99s",
+}
+
+
+def test_kantan_a_called_tile_may_be_called_and_ronned_again() -> None:
+    # チーされた牌もポン出来る, チー・ポンされた牌もロン出来る (seed 004): the 4m stays
+    # seat 0's last discard through seat 1's chi and seat 2's pon, and seat 3 rons it.
     t = Table("kantan")
-    t.start(hands=KANTAN, own_draws={0: ["7z", "1p"], 1: ["7z", "4p"], 2: ["9p"], 3: ["9s"]})
+    t.start(hands=KANTAN_AGAIN, own_draws={0: ["4m"]})
+    t.tsumogiri(0)
+    four = t.seat(0).discards[-1].tile
+    t.call(1, "chi", 0, "56m")
+    t.take(1)
+    t.discard(1, "9s")
+    t.call(2, "pon", 0, "44m")
+    t.take(2)
+    t.discard(2, "9p")
+    assert t.seat(1).melds[0].called == four == t.seat(2).melds[0].called
+    assert t.seat(0).pond == (four,)
+    t.ok(t.ron(3, 0))
+    out = t.replayed()
+    assert out["rejected"] == [] and out["hands"][0]["winners"] == [3]
+
+
+@pytest.mark.parametrize(
+    ("own", "thrown", "stand_in", "red"),
+    [
+        ("05p", "5p", "9m", 1),  # its own red 5p lies in the pon
+        ("55p", "0p", "9m", 0),  # the called red 5p lies in seat 0's river
+        ("55p", "5p", "0s", 0),  # a red 5s standing in for the 5p is no 5s
+    ],
+    ids=["own red five", "called red five", "red stand-in"],
+)
+def test_kantan_a_called_tile_counts_by_its_kind_not_its_colour(
+    own: str, thrown: str, stand_in: str, red: int
+) -> None:
+    # Reading: the caller's meld holds its own tiles and a stand-in; the called tile is in
+    # the discarder's river. Seat 1 pons 5p, then wins by tsumo on 1z (tsumo counts open).
+    t = Table("kantan")
+    hands = {1: f"{own} 123m 456m 789s 1z 9p"}
+    t.start(hands=hands, own_draws={0: [thrown], 1: [stand_in, "1z"]}, dora=["7z"])
+    t.tsumogiri(0)
+    t.call(1, "pon", 0, own)
+    t.take(1)
+    t.discard(1, "9p")
+    for seat in (2, 3, 0):
+        t.tsumogiri(seat)
+    t.take(1)
+    ctx = checks.win_context(t.rules, t.state, 1, True, None)
+    score = checks.scorer()
+    assert score is not None
+    found = score(t.rules, ctx)
+    assert not isinstance(found, Refusal) and found.han == 1 + red
+    assert ("red 1" in found.yaku) is bool(red)
+    t.ok(t.tsumo(1))
+    assert t.replayed()["rejected"] == []
+
+
+#: Seat 1 holds 333z and 56m 7m: a pon of 3z or a chi of 4m off seat 0.
+KANTAN_KUIKAE = {**KANTAN, 1: "333z 456p 789s 56m 7m 5s"}
+
+
+@pytest.mark.parametrize(
+    ("thrown", "call", "own", "swap"),
+    [("3z", "pon", "33z", "3z"), ("4m", "chi", "56m", "7m")],
+    ids=["pon, then the called kind", "chi, then the run's other end"],
+)
+@pytest.mark.parametrize("kuikae", [True, False], ids=["kantan", "kantan without kuikae"])
+def test_kantan_allows_swap_calling(
+    thrown: str, call: str, own: str, swap: str, kuikae: bool
+) -> None:
+    # 食い替え（現物も）可 (seed 004): right after its call the caller may throw the called
+    # kind (現物) as well as the tile beyond its run (筋).
+    rules = load_rules("kantan")
+    t = Table("kantan")
+    if not kuikae:
+        t = Table.with_rules(replace(rules, tiles=replace(rules.tiles, kuikae=False)))
+    t.start(hands=KANTAN_KUIKAE, own_draws={0: [thrown]})
+    t.tsumogiri(0)
+    t.call(1, call, 0, own)
+    t.take(1)
+    discard = ev.Discard(1, t.tile(1, swap))
+    if not kuikae:
+        t.refused(discard, "kuikae")
+        return
+    t.ok(discard)
+    assert t.replayed()["rejected"] == []
+
+
+def test_kantan_ron_off_several_last_discards() -> None:
+    # ロン牌が複数ある場合は全員からあがれる (seed 004): seat 2 (123m 456m 789m 23p 55s) rons
+    # seat 0's 1p and seat 1's 4p on its own turn. Reading: each pays the hand won on its
+    # own tile: 2 han off the 1p (ittsu), 3 off the 4p (ittsu, dora: the indicator is 3p).
+    t = Table("kantan")
+    draws = {0: ["7z", "1p"], 1: ["7z", "4p"], 2: ["9p"], 3: ["9s"]}
+    t.start(hands=KANTAN, own_draws=draws, dora=["3p"])
     for seat in (0, 1, 2, 3, 0, 1):
         t.tsumogiri(seat)
-    value = t.value(2, tsumo=False, discarder=0)
-    refusal = t.refused(ev.Ron((0, 1, 3), (value,)), "not_a_win")
+    off_1p, off_4p = (t.value(2, tsumo=False, discarder=d) for d in (0, 1))
+    assert (off_1p.han, off_4p.han) == (2, 3)
+    refusal = t.refused(ev.Ron((0, 1, 3), (off_1p, off_4p, off_4p)), "not_a_win")
     assert "seat 3's 9s" in refusal.message
-    t.ok(ev.Ron((0, 1), (value,)))
+    refusal = t.refused(ev.Ron((0, 1), (off_1p,)), "value_mismatch")
+    assert "claims 2 han off seat 1's 4p; the tiles make 3 han" in refusal.message
+    t.ok(ev.Ron((0, 1), (off_1p, off_4p)))
     out = t.replayed()
     assert out["rejected"] == [] and out["hands"][0]["from"] == [0, 1]
+    assert out["hands"][0]["deltas"] == [-3000, -6000, 9000, 0]
 
 
 @pytest.mark.parametrize(
