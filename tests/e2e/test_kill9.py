@@ -43,6 +43,16 @@ async def start_daemon(config: Path, log: Path) -> asyncio.subprocess.Process:
     )
 
 
+def table_config(folder: Path, table_id: str, port: int, journal: Path) -> Path:
+    """A ``tablectl run`` config for the simulated table on ``port`` (loopback)."""
+    config = folder / "tablectl.toml"
+    config.write_text(
+        f'[table]\nid = "{table_id}"\ndevice = "socket://127.0.0.1:{port}"\n'
+        f'rules = "{PRESET}"\njournal = "{journal}"\n'
+    )
+    return config
+
+
 def journal_events(path: Path) -> int:
     """Events journalled so far (0 while the journal does not exist yet)."""
     if not path.exists():
@@ -73,13 +83,8 @@ async def test_daemon_killed_and_restarted_reaches_the_same_result(
     expected = reference[0]["final"]
 
     sim = SimTable(load_rules(PRESET), SEED, max_games=1, **readers)
-    port = await sim.start_tcp(0)
     journal = tmp_path / "journal.sqlite3"
-    config = tmp_path / "tablectl.toml"
-    config.write_text(
-        f'[table]\nid = "kill9"\ndevice = "socket://127.0.0.1:{port}"\n'
-        f'rules = "{PRESET}"\njournal = "{journal}"\n'
-    )
+    config = table_config(tmp_path, "kill9", await sim.start_tcp(0), journal)
     log = tmp_path / "daemon.log"
     rng = random.Random(SEED)
     proc: asyncio.subprocess.Process | None = None
@@ -128,13 +133,7 @@ async def test_a_fault_the_table_holds_shows_again_after_kill_9(tmp_path: Path) 
     """The daemon killed while FAULT shows: the table keeps the fault latched, and the
     next daemon learns it from the table's status and shows it until staff clear it."""
     sim = SimTable(load_rules(PRESET), SEED, autoplay=False)
-    port = await sim.start_tcp(0)
-    journal = tmp_path / "journal.sqlite3"
-    config = tmp_path / "tablectl.toml"
-    config.write_text(
-        f'[table]\nid = "fault9"\ndevice = "socket://127.0.0.1:{port}"\n'
-        f'rules = "{PRESET}"\njournal = "{journal}"\n'
-    )
+    config = table_config(tmp_path, "fault9", await sim.start_tcp(0), tmp_path / "j.sqlite3")
     log = tmp_path / "daemon.log"
     proc: asyncio.subprocess.Process | None = None
     try:
