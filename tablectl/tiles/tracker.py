@@ -131,6 +131,12 @@ class SeatTiles:
         return (*(t for meld in self.melds for t in meld.zone_tiles), *self.norths)
 
 
+#: Where a take came from: the live wall, the dead wall after a kan or a pulled north (on
+#: the haitei: no live tile was left to refill the dead wall), or kantan's own wall for a
+#: called tile.
+DrawSource = Literal["live", "rinshan", "north", "north_on_haitei", "stand_in"]
+
+
 @dataclass(frozen=True, slots=True)
 class TileState:
     """Every seat's tiles in the hand in progress, and the dora.
@@ -150,9 +156,7 @@ class TileState:
     interrupted: bool = False
     last_discard: tuple[int, int] | None = None
     kan_tile: int | None = None
-    draw_source: Literal["live", "rinshan", "north", "north_on_haitei", "stand_in"] | None = (
-        None
-    )
+    draw_source: DrawSource | None = None
 
 
 def _name(tile: int) -> str:
@@ -306,9 +310,7 @@ def _take(
     return replace(out, draw_source=source, kan_tile=None)
 
 
-def _draw_source(
-    before: WallState, after: WallState
-) -> Literal["live", "rinshan", "north", "north_on_haitei"]:
+def _draw_source(before: WallState, after: WallState) -> DrawSource:
     """Where a take came from: the live wall, or the dead wall after a kan or a north
     (pulled on the haitei when no live tile was left to refill the dead wall)."""
     if after.last_take != "rinshan":
@@ -455,14 +457,13 @@ def _call(
     if north_pon:
         called = source.norths[-1]
         source = replace(source, norths=source.norths[:-1])
-    elif before.own_walls:
-        # Kantan: the called tile stays in the river (鳴いた牌を河から持って来ない), where
-        # another seat may call or ron it too; a tile of the caller's wall stands in.
-        called = source.discards[-1].tile
     else:
         called = source.discards[-1].tile
-        river = (*source.discards[:-1], replace(source.discards[-1], called_by=seat))
-        source = replace(source, discards=river)
+        # Kantan: the called tile stays in the river (鳴いた牌を河から持って来ない), where
+        # another seat may call or ron it too; a tile of the caller's wall stands in.
+        if not before.own_walls:
+            river = (*source.discards[:-1], replace(source.discards[-1], called_by=seat))
+            source = replace(source, discards=river)
     if not _meld_shape(event.kind, (*event.tiles, called)):
         shape = "a run in one suit" if event.kind == "chi" else "tiles of one kind"
         return Refusal(
