@@ -284,8 +284,9 @@ def _ron(state: GameState, event: ev.Ron) -> Handled:
     if len(event.discarders) > 1 and mode != "every_discarder":
         return Refusal("one_discarder", "a ron is off one discard under this preset")
     # Kantan's one winner may be listed once per discarder (each at its tile's value).
-    winner_seats = list(dict.fromkeys(w.seat for w in event.winners))
-    if not event.each_discarder:
+    if event.each_discarder:
+        winner_seats = [event.winners[0].seat]
+    else:
         winner_seats = [w.seat for w in event.winners]
     bad = _seats_refusal(state, winner_seats, "winner")
     if bad is not None:
