@@ -16,6 +16,7 @@ demo: $(BIN)/tablectl
 
 lint: $(BIN)/tablectl
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 test: lint

@@ -187,9 +187,7 @@ async def bench_pipelined(presses: int, tmp: Path, idle_s: float = 10.0) -> dict
         "table_cpu_share": round(table_cpu / elapsed, 2),
         # What the daemon would carry with a core to itself: the measured multiple over
         # its CPU share (frames per daemon CPU-second against the line's frames/s).
-        "line_rate_multiple_daemon_bound": round(
-            frames / max(daemon_cpu, 1e-9) / line_fps, 1
-        ),
+        "line_rate_multiple_daemon_bound": round(frames / max(daemon_cpu, 1e-9) / line_fps, 1),
         "daemon_cpu_us_per_press": round(daemon_cpu / presses * 1e6, 1),
         "journal_bytes_per_press": round(written / presses, 1),
         "idle_s": idle_s,
@@ -215,8 +213,9 @@ async def bench_pipelined_c(presses: int, tmp: Path) -> dict[str, Any]:
     proc = await common.start_daemon(config, tmp / "pipelined-c.log")
     try:
         await table.wait_for(
-            lambda lines: lines[0][0].startswith("ROLL?")
-            and all(lines[s][0] for s in PIPELINED_SEATS)
+            lambda lines: (
+                lines[0][0].startswith("ROLL?") and all(lines[s][0] for s in PIPELINED_SEATS)
+            )
         )
         await table.burst(C_WARMUP, PIPELINE, Key.DIGIT_0, PIPELINED_SEATS)
         cpu_before = common.cpu_s(proc.pid)

@@ -1047,9 +1047,7 @@ class BotTable:
             if seat in hand.riichi:
                 tile = concealed[-1]
             else:
-                tile, _ = T.choose_discard(
-                    self.house, concealed, self.rng, forbidden=mem.forbidden
-                )
+                tile, _ = T.choose_discard(self.house, concealed, self.rng, forbidden=mem.forbidden)
         self.fw.discard(seat, tile)
         mem.forbidden = frozenset()
         mem.discarded.add(kind(tile))

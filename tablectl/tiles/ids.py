@@ -72,9 +72,7 @@ def tile_set(house: HouseRules) -> TileSet:
     what ``red_count`` leaves over goes to the red suits again from the last one named
     (jboy-sanma: gold 5p, red 5p and two red 5s)."""
     players = house.game.players
-    ids = tuple(
-        t for t in range(136) if not (players == 3 and kind(t) in _SANMA_MISSING)
-    )
+    ids = tuple(t for t in range(136) if not (players == 3 and kind(t) in _SANMA_MISSING))
     tiles = house.tiles
     gold = [FIVES[s] * 4 for s in tiles.gold_fives]
     per_suit: dict[str, int] = {s: 1 for s in tiles.red_fives}

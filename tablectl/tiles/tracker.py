@@ -208,9 +208,7 @@ def start_tiles(house: HouseRules, wall: WallState, layout: Sequence[int]) -> Ti
     return _indicators(state, wall)
 
 
-def declare_riichi(
-    house: HouseRules, tiles: TileState, wall: WallState, seat: int
-) -> TileState:
+def declare_riichi(house: HouseRules, tiles: TileState, wall: WallState, seat: int) -> TileState:
     """Mark a riichi the rules core accepted: declared with the drawn tile in hand (the
     next discard is the declaration tile), or right after the seat's discard (that one
     is).  Double riichi: the declaration tile is the seat's first discard and no call came

@@ -466,9 +466,7 @@ WRITER = (
 )
 
 
-def _writer(
-    path: Path, preset: str, seed: int, preallocate: bool = False
-) -> subprocess.Popen[str]:
+def _writer(path: Path, preset: str, seed: int, preallocate: bool = False) -> subprocess.Popen[str]:
     """Start the journalling child process; it writes games until it is killed (with
     ``preallocate``, into a write-ahead log padded as the daemon's is)."""
     return subprocess.Popen(

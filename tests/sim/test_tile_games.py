@@ -114,8 +114,7 @@ async def test_a_whole_kantan_game_is_read_from_the_tiles(
         if isinstance(call, ev.Call):
             assert isinstance(take, ev.Take) and take.seat == call.seat
             assert any(
-                m.seat == call.seat and m.zone is Zone.MELDS and take.tile in m.tiles
-                for m in snaps
+                m.seat == call.seat and m.zone is Zone.MELDS and take.tile in m.tiles for m in snaps
             )
     ponds: dict[int, tuple[int, ...]] = {}
     for m in snaps:
