@@ -398,17 +398,21 @@ def _dashboard(args: argparse.Namespace) -> int:
     from tablectl.dashboard.settings import SettingsError, load_settings
 
     name = "tablectl dashboard"
+    # The extra first: without it no option or config would make the command work.
+    try:
+        from tablectl.dashboard.server import serve
+    except ImportError as exc:
+        print(
+            f"{name} needs the dashboard extra ({exc.name or 'aiohttp'} is not installed):"
+            " pip install 'tablectl[dashboard]'",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
     try:
         settings = load_settings(args.broker, args.listen, args.config, args.prefix)
     except SettingsError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        from tablectl.dashboard.server import serve
-    except ImportError as exc:
-        print(f"{name}: {exc.name} is not installed (pip install 'tablectl[dashboard]')",
-              file=sys.stderr)  # fmt: skip
-        return EXIT_CONFIG
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
