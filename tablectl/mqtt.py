@@ -38,8 +38,7 @@ from typing import Any
 from aiomqtt import Client, MqttError, Will
 from aiomqtt.exceptions import MqttConnectError  # not re-exported by aiomqtt 2.x
 
-from tablectl import __version__
-from tablectl.mqtt_refusals import RefusalLimiter
+from tablectl import __version__, mqtt_refusals
 from tablectl.mqtt_settings import MqttSettings
 from tablectl.mqtt_signing import RequestVerifier
 
@@ -207,7 +206,7 @@ class TablePublisher:
             if self._mode == "signed" and settings.command_secret is not None
             else None
         )
-        self._refusals = RefusalLimiter()
+        self._refusals = mqtt_refusals.RefusalLimiter(mqtt_refusals.BURST, mqtt_refusals.PERIOD)
         self._refusal_timer: asyncio.TimerHandle | None = None
         self._client_id = settings.client_id or f"tablectl-{table_id}"
         # Queue: latest payload per retained topic, the changed ones (dict = ordered set),

@@ -30,7 +30,7 @@ NONCE = "0123456789abcdef0123456789abcdef"
 UNDO = {"cmd": "undo", "by": "Mika", "at": 1764042031.2}
 
 
-def signed(payload: dict[str, Any], topic: str = TOPIC, now: float = NOW, **kw: Any) -> dict:
+def signed(payload: dict[str, Any], topic: str = TOPIC, now: float = NOW, **kw: Any) -> dict[str, Any]:
     """``payload`` with its signature fields."""
     return {**payload, **sign(kw.pop("secret", SECRET), topic, payload, now, **kw)}
 
