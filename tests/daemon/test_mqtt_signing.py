@@ -30,9 +30,11 @@ NONCE = "0123456789abcdef0123456789abcdef"
 UNDO = {"cmd": "undo", "by": "Mika", "at": 1764042031.2}
 
 
-def signed(payload: dict[str, Any], topic: str = TOPIC, now: float = NOW, **kw: Any) -> dict[str, Any]:
+def signed(
+    payload: dict[str, Any], topic: str = TOPIC, now: float = NOW, nonce: str | None = None
+) -> dict[str, Any]:
     """``payload`` with its signature fields."""
-    return {**payload, **sign(kw.pop("secret", SECRET), topic, payload, now, **kw)}
+    return {**payload, **sign(SECRET, topic, payload, now, nonce)}
 
 
 def test_golden_vector() -> None:
