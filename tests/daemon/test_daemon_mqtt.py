@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -193,8 +194,12 @@ async def test_a_staff_ack_from_the_parlor_ends_a_staff_call(
 
 
 async def test_unsigned_forged_and_replayed_requests_are_refused_journalled_and_counted(
-    mosquitto: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    mosquitto: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO)
     # A short period, so the count of a flood comes within the test.
     monkeypatch.setattr(tablectl.mqtt_refusals, "PERIOD", 2.0)
     sim = SimTable("jboy", 1, autoplay=False)
@@ -279,3 +284,6 @@ async def test_unsigned_forged_and_replayed_requests_are_refused_journalled_and_
     assert first.detail == {"action": "new_game", "by": "Mika", "why": "not signed", "via": "mqtt"}
     actions = [n.detail["action"] for n in notes if n.kind == "staff_action"]
     assert actions == ["new_game"]
+    # The daemon said at start how it takes staff requests, in one line.
+    starts = [r.message for r in caplog.records if "MQTT staff requests:" in r.message]
+    assert len(starts) == 1 and starts[0].startswith("[t5] MQTT staff requests: signed")
