@@ -454,6 +454,16 @@ def _dashboard_password(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@command("mqtt-secret")
+def _mqtt_secret(args: argparse.Namespace) -> int:
+    """Print a new secret for signed staff requests, as the config line both ends take."""
+    from tablectl.mqtt_signing import new_secret
+
+    print("# in the tables' [mqtt] and the dashboard's [dashboard] section")
+    print(f'command_secret = "{new_secret()}"')
+    return EXIT_OK
+
+
 @command("ctl")
 def _ctl(args: argparse.Namespace) -> int:
     """Ask the running daemon for its status, an abandon, a new game or an undo."""
@@ -623,6 +633,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--view", action="store_true", help="the password to view the page, not the staff one"
     )
     p_dpw.set_defaults(handler="dashboard-password")
+
+    p_sec = sub.add_parser(
+        "mqtt-secret", help="print a new command_secret line (tables' [mqtt] and [dashboard])"
+    )
+    p_sec.set_defaults(handler="mqtt-secret")
 
     p_ctl = sub.add_parser("ctl", help="staff actions on the running daemon (Unix socket)")
     p_ctl.add_argument("action", choices=("status", "abandon", "new-game", "undo"))

@@ -18,7 +18,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Hashable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import firmware_bridge
 from firmware_bridge import (
@@ -312,6 +312,10 @@ class Daemon:
                 )
 
             publisher = TablePublisher(config.mqtt, config.table_id, rules.players)
+            anonymous = config.mqtt.username is None and config.mqtt.certfile is None
+            trusting = config.mqtt.command_mode == "broker-acl" and anonymous
+            log.log(logging.WARNING if trusting else logging.INFO, "[%s] %s",
+                    config.table_id, config.mqtt.command_mode_line())  # fmt: skip
         stored = recorder.stored
         self.link = Link(
             config.device,
@@ -369,10 +373,16 @@ class Daemon:
                 if publisher is not None:
                     requests: asyncio.Queue[ParlorRequest] = asyncio.Queue(maxsize=ACK_QUEUE_MAX)
                     publisher.on_staff_ack = lambda alert, by: self._queue_request(
-                        requests, ("ack", alert, by, None)
+                        requests, ParlorRequest("ack", alert, by, None)
                     )
                     publisher.on_staff_command = lambda cmd, by, rules: self._queue_request(
-                        requests, (cmd, None, by, rules)
+                        requests, ParlorRequest(cmd, None, by, rules)
+                    )
+                    publisher.on_staff_refused = lambda action, by, why: self._queue_request(
+                        requests, ParlorRequest("refused", None, by, None, action, why)
+                    )
+                    publisher.on_staff_refusals_counted = lambda counts: self._queue_request(
+                        requests, ParlorRequest("refusals", None, "?", None, counts=counts)
                     )
                     tasks.append(asyncio.create_task(publisher.run()))
                     tasks.append(
@@ -450,7 +460,7 @@ class Daemon:
             requests.put_nowait(req)
         except asyncio.QueueFull:
             log.warning("[%s] staff %s from %s dropped: too many waiting",
-                        self.config.table_id, req[0], req[2])  # fmt: skip
+                        self.config.table_id, req.kind, req.by)  # fmt: skip
 
     async def _parlor_requests(
         self, table: Table, recorder: JournalRecorder, requests: asyncio.Queue[ParlorRequest]
@@ -458,7 +468,14 @@ class Daemon:
         """Acknowledgements and game control from the parlor's staff, each handled like
         ``tablectl ctl``'s (journalled as staff actions; a refusal is published)."""
         while True:
-            kind, alert, by, rules = await requests.get()
+            kind, alert, by, rules, action, why, counts = await requests.get()
+            if kind in ("refused", "refusals"):
+                # Not authenticated: nothing happens at the table but a note staff may
+                # look up (journalled, published); the publisher limits how many.
+                async with self._lock:
+                    with self._one_unit(recorder):
+                        table.note_parlor_refusal(action, by, why, counts)
+                continue
             async with self._lock:
                 with self._one_unit(recorder):
                     if kind == "ack":
@@ -585,9 +602,20 @@ class Daemon:
 
 #: Staff requests from the parlor waiting for the table (more are dropped).
 ACK_QUEUE_MAX = 64
-#: A request from the parlor's dashboard: (kind, alert id, staff name, rules), kind one
-#: of "ack", "undo", "new_game".
-ParlorRequest = tuple[str, str | None, str, str | None]
+
+
+class ParlorRequest(NamedTuple):
+    """A request from the parlor's dashboard for the table, or the news that one was
+    refused unauthenticated (``kind`` "refused": ``action`` and ``why``; "refusals":
+    ``counts`` of reasons, for those refused beyond the journalled few)."""
+
+    kind: str  # "ack", "undo", "new_game", "refused" or "refusals"
+    alert: str | None
+    by: str
+    rules: str | None
+    action: str | None = None
+    why: str | None = None
+    counts: dict[str, int] | None = None
 
 
 class DeviceBusy(Exception):

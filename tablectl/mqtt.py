@@ -30,6 +30,7 @@ import random
 import re
 import socket
 import ssl
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,8 +38,9 @@ from typing import Any
 from aiomqtt import Client, MqttError, Will
 from aiomqtt.exceptions import MqttConnectError  # not re-exported by aiomqtt 2.x
 
-from tablectl import __version__
+from tablectl import __version__, mqtt_refusals
 from tablectl.mqtt_settings import MqttSettings
+from tablectl.mqtt_signing import RequestVerifier
 
 __all__ = ["PublisherStats", "TablePublisher"]
 
@@ -78,6 +80,13 @@ STAFF_COMMANDS = ("undo", "new_game")
 STAFF_REQUEST_MAX = 4096
 #: Longest staff name accepted in an acknowledgement (it is journalled and shown).
 STAFF_NAME_MAX = 64
+#: Why a table in ``commands = "off"`` mode refuses every staff request.
+REQUESTS_OFF = "this table takes no staff requests over MQTT (no command_secret in [mqtt])"
+
+
+def _staff_name(by: object) -> bool:
+    """Whether ``by`` may name a staff member (it is journalled and shown)."""
+    return isinstance(by, str) and 0 < len(by) <= STAFF_NAME_MAX and by.isprintable()
 
 
 class _Kind(enum.Enum):
@@ -145,6 +154,7 @@ class TablePublisher:
         seats: Number of seats (4, or 3 for sanma); one score sensor per seat.
         logger: Where to log; defaults to this module's logger. Messages carry the
             table id as a ``[table]`` prefix.
+        clock: Unix time, to check a signed request's timestamp against.
     """
 
     def __init__(
@@ -154,6 +164,7 @@ class TablePublisher:
         seats: int,
         *,
         logger: logging.Logger | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         if not _TABLE_ID.match(table_id):
             msg = f"table id {table_id!r} must use only letters, digits, '_' and '-'"
@@ -181,6 +192,22 @@ class TablePublisher:
         #: Called with ``(command, staff_name, rules or None)`` for each well-formed
         #: command; None: commands are ignored.
         self.on_staff_command: Callable[[str, str, str | None], None] | None = None
+        #: Called with ``(action, claimed staff name, why)`` for a staff request refused
+        #: because it is not authenticated (``commands`` mode, signature, replay), for
+        #: the first few of each period only (see :mod:`tablectl.mqtt_refusals`).
+        self.on_staff_refused: Callable[[str, str, str], None] | None = None
+        #: Called with ``{reason: count}`` after a period in which more were refused
+        #: than ``on_staff_refused`` was told of.
+        self.on_staff_refusals_counted: Callable[[dict[str, int]], None] | None = None
+        self._clock = clock
+        self._mode = settings.command_mode
+        self._verifier = (
+            RequestVerifier(settings.command_secret)
+            if self._mode == "signed" and settings.command_secret is not None
+            else None
+        )
+        self._refusals = mqtt_refusals.RefusalLimiter(mqtt_refusals.BURST, mqtt_refusals.PERIOD)
+        self._refusal_timer: asyncio.TimerHandle | None = None
         self._client_id = settings.client_id or f"tablectl-{table_id}"
         # Queue: latest payload per retained topic, the changed ones (dict = ordered set),
         # and the FIFO of events and games.
@@ -475,6 +502,7 @@ class TablePublisher:
         """
         self._closing.set()
         self._wakeup.set()
+        self._end_refusal_period(report=False)
         tasks = {t for t in (self._run_task, self._own_task) if t is not None and not t.done()}
         if not tasks:
             return
@@ -604,21 +632,37 @@ class TablePublisher:
         raise MqttError(msg)
 
     def _staff_request(self, what: str, payload: bytes) -> dict[str, Any] | None:
-        """A request from the parlor's dashboard, decoded with its ``by`` checked; None
-        (after one warning naming what was wrong) for anything else."""
+        """A request from the parlor's dashboard, authenticated as the ``commands`` mode
+        says and decoded with its ``by`` checked; None for anything else (refused, see
+        :meth:`_refuse`, or after one warning naming what was wrong)."""
+        topic = self.staff_ack_topic if what == "ack" else self.staff_command_topic
+        request: dict[str, Any] | None = None
         if len(payload) > STAFF_REQUEST_MAX:
-            self._log.warning("[%s] staff %s ignored: %d bytes (at most %d)",
-                              self._table, what, len(payload), STAFF_REQUEST_MAX)  # fmt: skip
+            problem = f"{len(payload)} bytes (at most {STAFF_REQUEST_MAX})"
+        else:
+            try:
+                decoded = json.loads(payload)
+            except (ValueError, RecursionError):
+                decoded = None
+            request = decoded if isinstance(decoded, dict) else None
+            problem = "not a JSON object"
+        if self._mode != "broker-acl":
+            # Before anything else is said about it: an unauthenticated request gets one
+            # rate-limited refusal, never a log line per message.
+            if self._mode == "off":
+                why: str | None = REQUESTS_OFF
+            elif request is None:
+                why = problem
+            else:
+                assert self._verifier is not None
+                why = self._verifier.check(topic, request, self._clock())
+            if why is not None:
+                self._refuse(what, request, why)
+                return None
+        if request is None:
+            self._log.warning("[%s] staff %s ignored: %s", self._table, what, problem)
             return None
-        try:
-            request = json.loads(payload)
-        except (ValueError, RecursionError):
-            request = None
-        if not isinstance(request, dict):
-            self._log.warning("[%s] staff %s ignored: not a JSON object", self._table, what)
-            return None
-        by = request.get("by")
-        if not (isinstance(by, str) and 0 < len(by) <= STAFF_NAME_MAX and by.isprintable()):
+        if not _staff_name(request.get("by")):
             self._log.warning(
                 "[%s] staff %s ignored: 'by' must name the staff member (1-%d characters)",
                 self._table,
@@ -627,6 +671,49 @@ class TablePublisher:
             )
             return None
         return request
+
+    def _refuse(self, what: str, request: dict[str, Any] | None, why: str) -> None:
+        """An unauthenticated staff request: the first few of a period are logged and
+        handed to the daemon (journalled, published as ``staff_refused``); the rest are
+        counted and reported once, when the period ends."""
+        request = request or {}
+        cmd = request.get("cmd")
+        action = "alert_ack" if what == "ack" else cmd if cmd in STAFF_COMMANDS else "unknown"
+        by = request["by"] if _staff_name(request.get("by")) else "?"
+        now = self._clock()
+        started = self._refusals.open_since
+        if started is not None and now - started >= self._refusals.period:
+            self._end_refusal_period()
+        if not self._refusals.admit(why, now):
+            return
+        self._log.warning("[%s] staff %s refused (%s from %r): %s",
+                          self._table, what, action, by, why)  # fmt: skip
+        if self._refusal_timer is None:
+            with contextlib.suppress(RuntimeError):  # no loop: the next refusal ends it
+                self._refusal_timer = asyncio.get_running_loop().call_later(
+                    self._refusals.period, self._end_refusal_period
+                )
+        if self.on_staff_refused is not None:
+            self.on_staff_refused(action, by, why)
+
+    def _end_refusal_period(self, report: bool = True) -> None:
+        """Close the refusals' period: one warning and, with ``report``, one callback
+        for the refusals it counted without handing them over."""
+        if self._refusal_timer is not None:
+            self._refusal_timer.cancel()
+            self._refusal_timer = None
+        counts = self._refusals.close()
+        if not counts:
+            return
+        self._log.warning(
+            "[%s] %d more staff requests refused in %g s: %s",
+            self._table,
+            sum(counts.values()),
+            self._refusals.period,
+            "; ".join(f"{why} x{n}" for why, n in counts.items()),
+        )
+        if report and self.on_staff_refusals_counted is not None:
+            self.on_staff_refusals_counted(counts)
 
     def _staff_ack(self, payload: bytes) -> None:
         """An acknowledgement from the parlor's dashboard: checked here (one warning

@@ -6,9 +6,17 @@ without pulling in aiomqtt (and so a table without a broker never imports the cl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["MqttSettings"]
+from tablectl.mqtt_signing import secret_problem
+
+__all__ = ["COMMAND_MODES", "MqttSettings"]
+
+#: How a table takes staff requests (acknowledgements, game control) from the broker:
+#: ``signed`` checks each one's signature (``command_secret``), ``broker-acl`` trusts
+#: whatever the broker lets through (its login and ACL are the only protection), ``off``
+#: refuses them all.
+COMMAND_MODES = ("signed", "broker-acl", "off")
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,10 @@ class MqttSettings:
         discovery_prefix: Home Assistant discovery prefix.
         keepalive: MQTT keepalive in seconds; the broker publishes the last will
             after about 1.5 times this much silence.
+        command_secret: The secret the parlor's dashboard signs staff requests with
+            (``tablectl mqtt-secret``); never shown in the settings' repr.
+        commands: One of :data:`COMMAND_MODES`, or None: ``signed`` with a
+            ``command_secret``, ``off`` without (see :attr:`command_mode`).
     """
 
     host: str
@@ -43,3 +55,47 @@ class MqttSettings:
     topic_prefix: str = "tablectl"
     discovery_prefix: str = "homeassistant"
     keepalive: int = 30
+    command_secret: str | None = field(default=None, repr=False)
+    commands: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.commands is not None and self.commands not in COMMAND_MODES:
+            msg = f"commands is {self.commands!r}; allowed: {', '.join(COMMAND_MODES)}"
+            raise ValueError(msg)
+        if self.command_secret is not None:
+            problem = secret_problem(self.command_secret)
+            if problem is not None:
+                raise ValueError(f"command_secret {problem}")
+            if self.commands not in (None, "signed"):
+                msg = f"command_secret is set but commands is {self.commands!r}: remove one"
+                raise ValueError(msg)
+        elif self.commands == "signed":
+            msg = "commands is 'signed' but there is no command_secret to check with"
+            raise ValueError(msg)
+
+    @property
+    def command_mode(self) -> str:
+        """How staff requests from the broker are taken: one of :data:`COMMAND_MODES`.
+        Without a word in the config, only a secret lets them in."""
+        if self.commands is not None:
+            return self.commands
+        return "signed" if self.command_secret is not None else "off"
+
+    def command_mode_line(self) -> str:
+        """The one line the daemon logs at start about how it takes staff requests."""
+        mode = self.command_mode
+        if mode == "signed":
+            return (
+                "MQTT staff requests: signed (HMAC-SHA256 with command_secret; unsigned,"
+                " forged or replayed ones are refused)"
+            )
+        if mode == "broker-acl":
+            login = "anonymous!" if self.username is None and self.certfile is None else "logged in"
+            return (
+                f'MQTT staff requests: trusted from the broker (commands = "broker-acl",'
+                f" {login}): its login and ACL are the only protection"
+            )
+        return (
+            "MQTT staff requests: off (no command_secret in [mqtt]); acknowledgements and"
+            " game control from the parlor are refused"
+        )

@@ -114,6 +114,7 @@ CASES: list[tuple[str, list[str], int]] = [
     ("dashboard", ["dashboard", "--config", "{dir}/missing.toml"], 2),
     ("dashboard-password", ["dashboard-password"], 2),
     ("dashboard-password", ["dashboard-password", "--bogus"], 2),
+    ("mqtt-secret", ["mqtt-secret", "--bogus"], 2),
 ]
 
 

@@ -377,6 +377,18 @@ class ConsoleHost:
                 {"type": "staff_refused", "seat": None, "action": action, "by": by, "why": why}
             )
 
+    def note_parlor_refusal(
+        self, action: str | None, by: str, why: str | None, counts: dict[str, int] | None
+    ) -> None:
+        """A staff request from the broker was refused unauthenticated (unsigned, forged,
+        replayed): a ``staff_refused`` note, journalled like a wrong PIN and published;
+        with ``counts``, a ``staff_refusals`` note for the many not noted one by one."""
+        if counts is not None:
+            self._note("staff_refusals", None, {"count": sum(counts.values()), "reasons": counts})
+        else:
+            detail = {"action": action or "unknown", "by": by, "why": why or "", "via": "mqtt"}
+            self._note("staff_refused", None, detail)
+
     def _entry(self, seat: int) -> WinEntry | None:
         if self.pending is None:
             return None

@@ -30,6 +30,7 @@ from tablectl.mqtt import (
     RECONNECT_FACTOR,
     RECONNECT_JITTER,
 )
+from tablectl.mqtt_signing import sign
 
 __all__ = ["NotConnected", "ParlorLink", "ack_topic"]
 
@@ -137,6 +138,10 @@ class ParlorLink:
         client = self._client
         if client is None:
             raise NotConnected("the dashboard is not connected to the broker")
+        secret = self.settings.command_secret
+        if secret is not None:
+            # Signed when sent, not when asked for: the table's window starts now.
+            payload = {**payload, **sign(secret, topic, payload, self.now())}
         try:
             await client.publish(topic, json.dumps(payload, ensure_ascii=False), qos=1)
         except MqttError as exc:

@@ -46,6 +46,12 @@ async def serve(settings: DashboardSettings, ready: asyncio.Event | None = None)
             settings.broker_host,
             settings.broker_port,
         )
+        _log.info(
+            "staff requests to the tables: %s",
+            "signed (command_secret)"
+            if settings.command_secret is not None
+            else 'unsigned (only tables with commands = "broker-acl" take them)',
+        )
         if ready is not None:
             ready.set()
         await stop.wait()

@@ -13,6 +13,7 @@ Config file (every key optional; the command line wins over the file)::
     ca_file = "/etc/tablectl/parlor-ca.pem"
     staff_password_hash = "pbkdf2_sha256$..."   # tablectl dashboard-password
     view_password_hash = "pbkdf2_sha256$..."    # tablectl dashboard-password --view
+    command_secret = "..."                      # tablectl mqtt-secret (the tables' too)
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import ipaddress
 import re
 import tomllib
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tablectl.console.staff import PinHash
 from tablectl.dashboard.auth import PasswordError, check_password_hash
+from tablectl.mqtt_signing import secret_problem
 
 __all__ = [
     "DEFAULT_LISTEN",
@@ -49,6 +51,7 @@ _KEYS = {
     "ca_file",
     "staff_password_hash",
     "view_password_hash",
+    "command_secret",
 }
 _HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}$")
 
@@ -69,6 +72,8 @@ class DashboardSettings:
         listen_host, listen_port: where the web page is served.
         staff_hash: the staff password (``None``: staff actions from loopback only).
         view_hash: a password to view the page at all (``None``: anyone who reaches it).
+        command_secret: what staff requests to the tables are signed with (``None``:
+            sent unsigned, for tables in ``commands = "broker-acl"``); not in the repr.
     """
 
     broker_host: str
@@ -82,6 +87,7 @@ class DashboardSettings:
     listen_port: int = 8080
     staff_hash: PinHash | None = None
     view_hash: PinHash | None = None
+    command_secret: str | None = field(default=None, repr=False)
 
     @property
     def open_staff(self) -> bool:
@@ -203,6 +209,10 @@ def load_settings(
     username = section.get("mqtt_username")
     if section.get("mqtt_password") and not username:
         raise SettingsError(f"{where_file} mqtt_password is set but mqtt_username is not")
+    secret = section.get("command_secret")
+    problem = None if secret is None else secret_problem(secret)
+    if problem is not None:
+        raise SettingsError(f"{where_file} command_secret {problem}")
     return DashboardSettings(
         broker_host=host,
         broker_port=port,
@@ -215,4 +225,5 @@ def load_settings(
         listen_port=listen_port,
         staff_hash=hashes["staff_password_hash"],
         view_hash=hashes["view_password_hash"],
+        command_secret=secret,
     )

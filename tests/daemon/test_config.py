@@ -184,6 +184,17 @@ BASE_TABLE = '[table]\nid = "t1"\ndevice = "sim://"\nrules = "kenko"\n'
         ),
         (BASE_TABLE + "[mqtt]\nhost = 'b'\ntopic_prefix = 'a/#'\n", ["[mqtt] topic_prefix"]),
         (BASE_TABLE + "[mqtt]\nhost = 'b'\ndiscovery_prefix = '/ha'\n", ["discovery_prefix"]),
+        (BASE_TABLE + "[mqtt]\nhost = 'b'\ncommands = 'on'\n", ["[mqtt] commands is 'on'"]),
+        (BASE_TABLE + "[mqtt]\nhost = 'b'\ncommands = 'signed'\n", ["[mqtt] commands", "secret"]),
+        (BASE_TABLE + "[mqtt]\nhost = 'b'\ncommand_secret = 'x'\n", ["[mqtt] command_secret"]),
+        (BASE_TABLE + "[mqtt]\nhost = 'b'\ncommand_secret = 7\n", ["command_secret must be"]),
+        (
+            BASE_TABLE
+            + "[mqtt]\nhost = 'b'\ncommands = 'off'\ncommand_secret = '"
+            + "s" * 40
+            + "'\n",
+            ["[mqtt] command_secret is set but commands is 'off'"],
+        ),
         (BASE_TABLE + "mqtt = 'broker'\n", ["unknown option in [table] 'mqtt'"]),
         (MINIMAL + "mqtt = 'broker'\n", ["[mqtt] must be a table of options"]),
     ],

@@ -548,7 +548,9 @@ async def test_tls_with_a_client_certificate(mosquitto_tls: Broker) -> None:
 def test_staff_requests_from_the_broker_are_checked_before_the_daemon_sees_them(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    publisher = TablePublisher(MqttSettings(host="127.0.0.1"), "t1", 4)
+    # A table that trusts its broker's ACL (test_mqtt_signing.py: the other modes).
+    settings = MqttSettings(host="127.0.0.1", commands="broker-acl")
+    publisher = TablePublisher(settings, "t1", 4)
     acks: list[tuple[str, str]] = []
     commands: list[tuple[str, str, str | None]] = []
     publisher.on_staff_ack = lambda alert, by: acks.append((alert, by))

@@ -21,6 +21,7 @@ import pytest
 
 from tablectl.dashboard.auth import hash_password
 from tablectl.journal import Journal
+from tablectl.mqtt_signing import new_secret
 from tests.dashboard.test_browser import PASSWORD, Dashboard, _text, _wait
 from tests.helpers import Broker, free_port, stop_process
 from tests.hil.serve import serve
@@ -28,6 +29,8 @@ from tests.hil.serve import serve
 ROOT = Path(__file__).resolve().parents[2]
 #: Bot tables at this speed settle a hand every second or so: live, yet watchable.
 SPEED = "0.02"
+#: The parlor's secret, in the tables' and the dashboard's configs: staff requests signed.
+SECRET = new_secret()
 
 
 class ParlorTable:
@@ -47,6 +50,7 @@ class ParlorTable:
             f'[table]\nid = "{table_id}"\ndevice = "{url}"\nrules = "{rules}"\n'
             f'journal = "{self.journal}"\nseat_names = ["Aki", "Ben", "Chie", "Dai"]\n'
             f'[mqtt]\nhost = "{broker.host}"\nport = {broker.port}\nkeepalive = 5\n'
+            f'command_secret = "{SECRET}"\n'
         )
         self.log = folder / f"{table_id}.log"
         self.daemon: subprocess.Popen[bytes] | None = None
@@ -87,6 +91,7 @@ def parlor(mosquitto: Broker, tmp_path: Path) -> Iterator[tuple[list[ParlorTable
     config = tmp_path / "dashboard.toml"
     config.write_text(
         f'[dashboard]\nstaff_password_hash = "{hash_password(PASSWORD, iterations=1000)}"\n'
+        f'command_secret = "{SECRET}"\n'
     )
     dashboard = Dashboard(mosquitto, free_port(), config, tmp_path / "dashboard.log")
     try:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tablectl.dashboard.auth import LoginThrottle, PasswordError, Sessions, hash_password
 from tablectl.dashboard.settings import (
+    DashboardSettings,
     SettingsError,
     is_loopback,
     load_settings,
@@ -15,6 +17,7 @@ from tablectl.dashboard.settings import (
     parse_listen,
 )
 from tablectl.dashboard.web import pick_language
+from tablectl.mqtt_signing import RequestVerifier, new_secret
 
 
 def test_broker_urls() -> None:
@@ -83,6 +86,44 @@ def test_config_file(tmp_path: Path) -> None:
         load_settings("mqtt://127.0.0.1:1883", None, str(tmp_path / "missing.toml"))
     with pytest.raises(SettingsError, match="no broker"):
         load_settings(None, None, None)
+
+
+def test_command_secret(tmp_path: Path) -> None:
+    config = tmp_path / "dash.toml"
+    secret = new_secret()
+    config.write_text(f'[dashboard]\ncommand_secret = "{secret}"\n')
+    settings = load_settings("mqtt://127.0.0.1:1883", None, str(config))
+    assert settings.command_secret == secret and secret not in repr(settings)
+    assert load_settings("mqtt://127.0.0.1:1883", None, None).command_secret is None
+    for bad in ("short", "x" * 40 + " y"):
+        config.write_text(f'[dashboard]\ncommand_secret = "{bad}"\n')
+        with pytest.raises(SettingsError, match=r"\[dashboard\] command_secret must be"):
+            load_settings("mqtt://127.0.0.1:1883", None, str(config))
+
+
+async def test_the_dashboard_signs_what_it_sends_to_a_table() -> None:
+    from tablectl.dashboard.model import ParlorModel
+    from tablectl.dashboard.mqtt_in import ParlorLink
+
+    sent: list[tuple[str, bytes]] = []
+
+    class Client:
+        async def publish(self, topic: str, payload: str, qos: int) -> None:
+            sent.append((topic, payload.encode()))
+
+    secret = new_secret()
+    for key in (secret, None):
+        settings = DashboardSettings("127.0.0.1", 1883, command_secret=key)
+        link = ParlorLink(settings, ParlorModel("tablectl"), lambda _: None, now=lambda: 1e9)
+        link._client = Client()  # type: ignore[assignment]
+        await link.publish_command("t1", "undo", "美香", None, 1e9)
+        await link.publish_ack("t1", "a3", "Mika", 1e9)
+    verifier = RequestVerifier(secret)
+    (c_topic, command), (a_topic, ack), (_, plain), _ = sent
+    assert c_topic == "tablectl/v1/t1/staff/command" and a_topic == "tablectl/v1/t1/staff/ack"
+    assert verifier.check(c_topic, json.loads(command), 1e9) is None
+    assert verifier.check(a_topic, json.loads(ack), 1e9) is None
+    assert verifier.check(c_topic, json.loads(plain), 1e9) == "not signed"
 
 
 def test_password_hash_and_sessions() -> None:

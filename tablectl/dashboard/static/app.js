@@ -39,7 +39,8 @@ const I18N = {
     confirm_new_game: "End the game on {0} (kept as abandoned) and start a new one?",
     cmd_sent: "Sent to {0}; waiting for the table.", cmd_failed: "Not sent: {0}",
     answer_refused: "{0} refused {1}: {2}", answer_done: "{0}: {1} done ({2})",
-    actions: { undo: "undo", new_game: "new game", correction: "undo" },
+    actions: { undo: "undo", new_game: "new game", correction: "undo",
+      alert_ack: "acknowledgement", unknown: "a request" },
   },
   ja: {
     title: "卓一覧", alerts: "アラート", tables: "卓", games: "終了した対局",
@@ -77,7 +78,8 @@ const I18N = {
     confirm_new_game: "{0} の対局を中止して新しい対局を始めますか?",
     cmd_sent: "{0} に送信しました。卓の応答を待っています。", cmd_failed: "送信できません: {0}",
     answer_refused: "{0} が{1}を拒否: {2}", answer_done: "{0}: {1}完了 ({2})",
-    actions: { undo: "訂正", new_game: "新しい対局", correction: "訂正" },
+    actions: { undo: "訂正", new_game: "新しい対局", correction: "訂正",
+      alert_ack: "確認", unknown: "要求" },
   },
 };
 
