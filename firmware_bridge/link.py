@@ -62,6 +62,7 @@ from firmware_bridge.messages import (
     Message,
     decode_message,
 )
+from firmware_bridge.ratelog import RateLimitedLog
 from firmware_bridge.signing import (
     DEVICE_LINK_ID,
     HOST_LINK_ID,
@@ -404,6 +405,9 @@ class Link:
         self._refused: LinkRefused | None = None
         # Kinds of dropped frames already logged: each is logged once, then only counted.
         self._logged_drops: set[str] = set()
+        # Frames that arrive whole but cannot be used: the first of each kind is logged,
+        # then a count once a minute (a noisy or hostile line cannot fill the log).
+        self._ratelog = RateLimitedLog(_log, prefix=f"{self.name}: ")
         self._rng = random.Random()
         # Connection state.
         self._transport: Transport | None = None
@@ -475,6 +479,7 @@ class Link:
         self._fail_all(LinkDown(f"{self.name}: link closed"))
         self._events.put_nowait(_CLOSED)
         self._up_event.set()
+        self._ratelog.flush()
         _log.info("%s: link closed, stats %s", self.name, self.stats.as_dict())
 
     async def __aenter__(self) -> Link:
@@ -1031,17 +1036,21 @@ class Link:
         except ProtocolError as exc:
             if frame.msg_type not in MESSAGES:
                 self._stats.unknown_messages += 1
-                _log.warning("%s: ignoring unknown message type %#04x (newer peer?)",
-                             self.name, frame.msg_type)  # fmt: skip
+                self._ratelog.warning("frames of unknown type",
+                                      "%s: ignoring unknown message type %#04x (newer peer?)",
+                                      self.name, frame.msg_type)  # fmt: skip
             else:
                 self._stats.decode_errors += 1
-                _log.warning("%s: bad payload for type %#04x: %s", self.name, frame.msg_type, exc)
+                self._ratelog.warning("frames with a bad payload",
+                                      "%s: bad payload for type %#04x: %s",
+                                      self.name, frame.msg_type, exc)  # fmt: skip
             return None
         want = Direction.EVENT if self.role is Role.HOST else Direction.COMMAND
         if msg.DIRECTION is not want:
             self._stats.decode_errors += 1
-            _log.warning("%s: %s must not come from the %s", self.name, type(msg).__name__,
-                         "table" if self.role is Role.HOST else "host")  # fmt: skip
+            self._ratelog.warning("frames from the wrong side", "%s: %s must not come from the %s",
+                                  self.name, type(msg).__name__,
+                                  "table" if self.role is Role.HOST else "host")  # fmt: skip
             return None
         return msg
 
@@ -1105,7 +1114,7 @@ class Link:
             hb = Heartbeat.from_bytes(frame.payload)
         except ProtocolError as exc:
             self._stats.decode_errors += 1
-            _log.warning("%s: bad heartbeat: %s", self.name, exc)
+            self._ratelog.warning("bad heartbeats", "%s: bad heartbeat: %s", self.name, exc)
             return
         if self.role is Role.HOST and hb.session != self._session:
             self._drop_reason = (
@@ -1251,7 +1260,9 @@ class Link:
         except ProtocolError as exc:
             if self._handshaking():
                 self._stats.decode_errors += 1
-                _log.warning("%s: bad hello reply: %s", self.name, exc)
+                self._ratelog.warning(
+                    "bad hello replies", "%s: bad hello reply: %s", self.name, exc
+                )
             else:
                 self._count_drop("stray_handshakes_dropped", f"a malformed hello reply ({exc})")
             return

@@ -11,24 +11,50 @@ One request per connection, one JSON line each way::
 The socket is created with mode 0660, so the daemon's group (the parlor's staff
 accounts) may use it and nobody else; whoever can reach it is staff, as with the PIN.
 Every action is journalled and published like the same action from a console.
+
+Floods are bounded: at most :func:`connection_limit` connections are served at once (well
+below the process's file limit, so the journal, the serial port and MQTT always have file
+descriptors); one more gets a one-line refusal and is closed at once. A connection that
+sends no request line within :data:`IDLE_TIMEOUT_S` is closed. When accept() itself runs
+out of file descriptors, accepting pauses and backs off instead of spinning.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
+import logging
 import os
+import resource
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+from firmware_bridge.ratelog import RateLimitedLog
 
 COMMANDS = ("status", "abandon", "new-game", "undo")
 #: A request is one short JSON line; anything longer is not ours.
 MAX_REQUEST = 4096
 SOCKET_MODE = 0o660
 CLIENT_TIMEOUT_S = 10.0
+#: A connection that sends no request line this long is closed (``tablectl ctl`` sends
+#: its line at once; an idle one only holds a file descriptor).
+IDLE_TIMEOUT_S = 3.0
+#: Admin connections served at once, at most (one staff member needs one).
+MAX_CLIENTS = 16
+#: Of the process's file descriptor limit, the share admin connections may take at most.
+FD_SHARE = 16
+#: Connections the kernel queues before accept(): a burst beyond waits in the client.
+BACKLOG = 16
+#: accept() out of file descriptors: first pause, doubled up to the last (s).
+ACCEPT_BACKOFF_S = (0.1, 2.0)
+#: accept() errors that mean "no resources now", not "this socket is broken".
+_RESOURCE_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+
+log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -57,13 +83,34 @@ def parse_request(line: bytes) -> dict[str, Any]:
     return request
 
 
+def connection_limit(max_clients: int = MAX_CLIENTS) -> int:
+    """Admin connections to serve at once: ``max_clients``, or fewer under a low file
+    descriptor limit (a sixteenth of it: 4 under ``ulimit -n 64``)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return max_clients
+    return max(1, min(max_clients, soft // FD_SHARE))
+
+
 class CtlServer:
     """Serves admin requests on a Unix socket for the daemon's lifetime."""
 
-    def __init__(self, path: Path, handler: Handler) -> None:
+    def __init__(
+        self,
+        path: Path,
+        handler: Handler,
+        *,
+        max_clients: int | None = None,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
+    ) -> None:
         self.path = path
         self.handler = handler
-        self._server: asyncio.AbstractServer | None = None
+        self.max_clients = connection_limit() if max_clients is None else max_clients
+        self.idle_timeout_s = idle_timeout_s
+        self._listener: socket.socket | None = None
+        self._accepting: asyncio.Task[None] | None = None
+        self._clients: set[asyncio.Task[None]] = set()
+        self._ratelog = RateLimitedLog(log, prefix=f"{path}: ")
 
     async def start(self) -> None:
         """Listen at :attr:`path` (a stale socket from a killed daemon is replaced)."""
@@ -74,26 +121,92 @@ class CtlServer:
         # umask, not chmod after bind: no moment in which others could connect.
         old = os.umask(0o117)
         try:
-            self._server = await asyncio.start_unix_server(self._serve, path=str(self.path))
+            self._listener = _listen(self.path)
         except OSError as exc:
             raise CtlError(f"{self.path}: cannot listen: {exc.strerror or exc}") from exc
         finally:
             os.umask(old)
         os.chmod(self.path, SOCKET_MODE)
+        self._accepting = asyncio.create_task(self._accept(self._listener))
 
     async def close(self) -> None:
-        """Stop listening and remove the socket file."""
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-            self._server = None
+        """Stop listening, end the connections and remove the socket file."""
+        tasks = [t for t in (self._accepting, *self._clients) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._accepting = None
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+            self._ratelog.flush()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+
+    @property
+    def clients(self) -> int:
+        """Connections being served now."""
+        return len(self._clients)
+
+    async def _accept(self, listener: socket.socket) -> None:
+        """Accept connections for as long as the daemon runs: serve up to
+        :attr:`max_clients`, refuse the rest at once, and back off while the process has
+        no file descriptor to give (asyncio's own server logs a traceback per try)."""
+        loop = asyncio.get_running_loop()
+        pause, longest = ACCEPT_BACKOFF_S
+        while True:
+            try:
+                conn, _ = await loop.sock_accept(listener)
+            except OSError as exc:
+                if exc.errno not in _RESOURCE_ERRNOS:
+                    raise
+                self._ratelog.error(
+                    "accepts out of file descriptors",
+                    "%scannot accept a connection: %s; retrying in %.1f s",
+                    f"{self.path}: ",
+                    exc.strerror or exc,
+                    pause,
+                )
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, longest)
+                continue
+            pause = ACCEPT_BACKOFF_S[0]
+            if len(self._clients) >= self.max_clients:
+                self._refuse(conn)
+                continue
+            task = asyncio.create_task(self._connection(conn))
+            self._clients.add(task)
+            task.add_done_callback(self._clients.discard)
+
+    def _refuse(self, conn: socket.socket) -> None:
+        """One line saying why, without waiting for the client, and the socket closed."""
+        busy = {
+            "ok": False,
+            "busy": True,
+            "error": f"busy: {self.max_clients} admin connections open; try again",
+        }
+        with conn, contextlib.suppress(OSError):
+            conn.setblocking(False)
+            conn.send(json.dumps(busy, separators=(",", ":")).encode() + b"\n")
+        self._ratelog.warning(
+            "connections refused",
+            "%sconnection refused: %d admin connections open already",
+            f"{self.path}: ",
+            self.max_clients,
+        )
+
+    async def _connection(self, conn: socket.socket) -> None:
+        try:
+            reader, writer = await asyncio.open_unix_connection(sock=conn)
+        except OSError:
+            conn.close()
+            return
+        await self._serve(reader, writer)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             try:
-                line = await asyncio.wait_for(reader.readline(), CLIENT_TIMEOUT_S)
+                line = await asyncio.wait_for(reader.readline(), self.idle_timeout_s)
                 if len(line) > MAX_REQUEST:
                     raise ValueError(f"a request is at most {MAX_REQUEST} bytes")
                 reply = await self.handler(parse_request(line))
@@ -109,6 +222,19 @@ class CtlServer:
             writer.close()
             with contextlib.suppress(ConnectionError, OSError):
                 await writer.wait_closed()
+
+
+def _listen(path: Path) -> socket.socket:
+    """A non-blocking Unix stream socket bound at ``path`` and listening."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+        sock.listen(BACKLOG)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def _answers(path: Path) -> bool:
@@ -145,4 +271,6 @@ def request(path: Path, payload: dict[str, Any], timeout: float = CLIENT_TIMEOUT
         raise CtlError(f"{path}: the daemon gave no answer") from None
     if not isinstance(reply, dict):
         raise CtlError(f"{path}: the daemon gave no answer")
+    if reply.get("busy") is True:
+        raise CtlError(f"{path}: {reply.get('error', 'busy')}")
     return reply

@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from firmware_bridge import messages as m
+from firmware_bridge.ratelog import RateLimitedLog
 from tablectl.alerts import AlertBoard
 from tablectl.console.claim import ClaimFlow
 from tablectl.console.confirm import ConfirmFlow
@@ -101,6 +102,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
         self.recorder = recorder
         self.publisher = publisher
         self.now = now
+        # Events a forged or noisy line can repeat at will: logged once, then counted.
+        self._ratelog = RateLimitedLog(log, clock=now, prefix=f"[{table_id}] ")
         self.table_id = table_id
         self.claim_window_s = claim_window_s
         self.new_games = new_games
@@ -462,12 +465,15 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
     def _wall_layout(self, wall: int, tiles: tuple[int, ...]) -> None:
         """A raised wall's tiles from the wall reader: kept for this hand."""
         if self.phase not in _LAYOUT_PHASES:
-            log.warning("[%s] layout of wall %d outside a raise ignored", self.table_id, wall)
+            self._ratelog.warning("layouts outside a raise",
+                                  "[%s] layout of wall %d outside a raise ignored",
+                                  self.table_id, wall)  # fmt: skip
             return
         if wall >= self.players or len(tiles) != self._per_wall():
-            log.warning("[%s] layout of wall %d with %d tiles ignored (%d walls of %d)",
-                        self.table_id, wall, len(tiles), self.players,
-                        self._per_wall())  # fmt: skip
+            self._ratelog.warning("layouts of a wrong size",
+                                  "[%s] layout of wall %d with %d tiles ignored (%d walls of %d)",
+                                  self.table_id, wall, len(tiles), self.players,
+                                  self._per_wall())  # fmt: skip
             return
         others = {t for w, ts in self.wall_layouts.items() if w != wall for t in ts}
         if len(set(tiles)) != len(tiles) or others & set(tiles):
@@ -508,7 +514,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
 
     async def _dice(self, a: int, b: int) -> None:
         if self.phase != "table_dice":
-            log.warning("[%s] dice %d+%d outside a roll ignored", self.table_id, a, b)
+            self._ratelog.warning("dice outside a roll", "[%s] dice %d+%d outside a roll ignored",
+                                  self.table_id, a, b)  # fmt: skip
             return
         refusal = self._apply(ev.Dice(dice=(a, b)))
         if refusal is not None:

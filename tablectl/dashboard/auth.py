@@ -41,6 +41,8 @@ MAX_SESSIONS = 200
 #: Wrong passwords in a row that lock the login, and for how long (s).
 MAX_FAILURES = 5
 LOCKOUT_S = 60.0
+#: Client addresses and user names whose wrong passwords are remembered, at most.
+MAX_THROTTLED = 4096
 
 STAFF = "staff"
 VIEWER = "viewer"
@@ -124,23 +126,45 @@ class Sessions:
 
 
 @dataclass
-class LoginThrottle:
-    """Locks the login for a minute after ``MAX_FAILURES`` wrong passwords in a row."""
-
-    now: Callable[[], float] = time.monotonic
+class _Strikes:
     failures: int = 0
     locked_until: float = 0.0
 
-    def locked(self) -> bool:
-        """Whether logins are refused now."""
-        return self.now() < self.locked_until
 
-    def record(self, ok: bool) -> None:
-        """Count one login attempt."""
-        if ok:
-            self.failures = 0
-            return
-        self.failures += 1
-        if self.failures >= MAX_FAILURES:
-            self.failures = 0
-            self.locked_until = self.now() + LOCKOUT_S
+@dataclass
+class LoginThrottle:
+    """Locks the login of one client address, and of one user name, for a minute after
+    ``MAX_FAILURES`` wrong passwords in a row from it or for it: a guesser locks out
+    itself and the name it tries, never the rest of the staff."""
+
+    now: Callable[[], float] = time.monotonic
+    #: Clients and names remembered at most (the oldest are forgotten first).
+    capacity: int = MAX_THROTTLED
+    _strikes: dict[tuple[str, str], _Strikes] = field(default_factory=dict)
+
+    @staticmethod
+    def _keys(address: str, user: str) -> tuple[tuple[str, str], tuple[str, str]]:
+        return ("address", address), ("user", user.casefold())
+
+    def locked(self, address: str, user: str) -> bool:
+        """Whether a login from ``address`` as ``user`` is refused now."""
+        now = self.now()
+        return any(
+            (strikes := self._strikes.get(key)) is not None and now < strikes.locked_until
+            for key in self._keys(address, user)
+        )
+
+    def record(self, address: str, user: str, ok: bool) -> None:
+        """Count one login attempt from ``address`` as ``user``."""
+        for key in self._keys(address, user):
+            if ok:
+                self._strikes.pop(key, None)
+                continue
+            strikes = self._strikes.pop(key, None) or _Strikes()
+            self._strikes[key] = strikes  # most recent last: the oldest go first
+            strikes.failures += 1
+            if strikes.failures >= MAX_FAILURES:
+                strikes.failures = 0
+                strikes.locked_until = self.now() + LOCKOUT_S
+        while len(self._strikes) > self.capacity:
+            del self._strikes[next(iter(self._strikes))]

@@ -9,6 +9,7 @@ import signal
 
 from aiohttp import web
 
+from tablectl.dashboard.guard import install_bad_request_filter, start_site
 from tablectl.dashboard.model import ParlorModel
 from tablectl.dashboard.mqtt_in import ParlorLink
 from tablectl.dashboard.settings import DashboardSettings
@@ -28,16 +29,17 @@ async def serve(settings: DashboardSettings, ready: asyncio.Event | None = None)
     hub = Hub()
     link = ParlorLink(settings, model, hub.notify)
     app = make_app(settings, model, hub, link.publish_ack, send_command=link.publish_command)
+    install_bad_request_filter()
     runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_TIMEOUT, access_log=None)
     await runner.setup()
+    site: asyncio.Server | None = None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     link_task: asyncio.Task[None] | None = None
     try:
-        site = web.TCPSite(runner, settings.listen_host, settings.listen_port)
-        await site.start()
+        site = await start_site(runner, settings.listen_host, settings.listen_port)
         link_task = asyncio.create_task(link.run())
         _log.info(
             "dashboard on http://%s:%s/ (broker %s:%s)",
@@ -60,6 +62,8 @@ async def serve(settings: DashboardSettings, ready: asyncio.Event | None = None)
             link_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await link_task
+        if site is not None:
+            site.close()
         await runner.cleanup()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)

@@ -19,9 +19,11 @@ and, for ``/api/ack``, the session's token in ``X-CSRF-Token``; the session cook
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
+import resource
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -30,7 +32,9 @@ from typing import Any
 
 from aiohttp import web
 
+from firmware_bridge.ratelog import RateLimitedLog
 from tablectl.dashboard.auth import STAFF, VIEWER, LoginThrottle, Session, Sessions
+from tablectl.dashboard.guard import guard_app
 from tablectl.dashboard.model import ParlorModel
 from tablectl.dashboard.settings import DashboardSettings, is_loopback
 
@@ -53,6 +57,12 @@ CommandSender = Callable[[str, str, str, str | None, float], Awaitable[None]]
 COMMANDS = ("undo", "new_game")
 #: Longest rules name accepted (a preset name or a rules file on the table's board).
 MAX_RULES = 255
+#: Live streams open at once, at most: in all, and from one client address. Each holds a
+#: file descriptor for as long as the page is open; beyond these, 503 and Retry-After.
+MAX_STREAMS = 256
+MAX_STREAMS_PER_CLIENT = 8
+#: What a refused stream is told to wait before it tries again (s).
+STREAM_RETRY_AFTER_S = 10
 
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -137,6 +147,10 @@ class _Dashboard:
         self.now = now
         self.sessions = Sessions()
         self.throttle = LoginThrottle()
+        self.max_streams = min(MAX_STREAMS, stream_limit())
+        #: Open streams per client address.
+        self.streams: collections.Counter[str] = collections.Counter()
+        self.ratelog = RateLimitedLog(_log)
         self.page = (
             resources.files("tablectl.dashboard")
             .joinpath("static/index.html")
@@ -226,7 +240,8 @@ class _Dashboard:
         user = " ".join(user.split())[:MAX_USER]
         if not user:
             raise web.HTTPBadRequest(text="a user name is needed (it is journalled with acks)")
-        if self.throttle.locked():
+        address = request.remote or ""
+        if self.throttle.locked(address, user):
             raise web.HTTPTooManyRequests(text="too many wrong passwords; wait a minute")
         role = None
         if self.open_staff(request):
@@ -239,7 +254,7 @@ class _Dashboard:
                 if pin_hash is not None and await asyncio.to_thread(pin_hash.matches, password):
                     role = candidate
                     break
-            self.throttle.record(role is not None)
+            self.throttle.record(address, user, role is not None)
         if role is None:
             _log.warning("wrong dashboard password for %r from %s", user, request.remote)
             raise web.HTTPUnauthorized(text="wrong password")
@@ -308,9 +323,35 @@ class _Dashboard:
         self.hub.notify(self.model.acknowledge(table, alert_id, session.user, at))
         return web.json_response({"ok": True})
 
+    def stream_refusal(self, address: str) -> str | None:
+        """Why a new stream from ``address`` is refused now, or None."""
+        if self.streams.total() >= self.max_streams:
+            return f"{self.max_streams} live streams open"
+        if self.streams[address] >= MAX_STREAMS_PER_CLIENT:
+            return f"{MAX_STREAMS_PER_CLIENT} live streams open from {address}"
+        return None
+
     async def events(self, request: web.Request) -> web.StreamResponse:
         if not self.may_view(request):
             raise web.HTTPUnauthorized(text="log in first")
+        address = request.remote or ""
+        refusal = self.stream_refusal(address)
+        if refusal is not None:
+            self.ratelog.warning("live streams refused", "live stream refused: %s", refusal)
+            raise web.HTTPServiceUnavailable(
+                text=f"busy: {refusal}; try again later",
+                headers={"Retry-After": str(STREAM_RETRY_AFTER_S)},
+            )
+        self.streams[address] += 1
+        try:
+            return await self.stream(request)
+        finally:
+            self.streams[address] -= 1
+            if self.streams[address] <= 0:
+                del self.streams[address]
+
+    async def stream(self, request: web.Request) -> web.StreamResponse:
+        """The live stream itself: a snapshot, then updates until the page goes."""
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -342,6 +383,13 @@ class _Dashboard:
         return response
 
 
+def stream_limit() -> int:
+    """Live streams the process's file descriptor limit leaves room for: half of it, so
+    that the page, the API and the broker link always have descriptors."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return MAX_STREAMS if soft == resource.RLIM_INFINITY else max(1, soft // 2)
+
+
 async def _headers(_request: web.Request, response: web.StreamResponse) -> None:
     """Security headers on every response, streams included (set before they start)."""
     response.headers.update(_SECURITY_HEADERS)
@@ -360,6 +408,7 @@ def make_app(
     dash = _Dashboard(settings, model, hub, send_ack, now, send_command)
     app = web.Application(client_max_size=16 * 1024)
     app.on_response_prepare.append(_headers)
+    guard_app(app)
     static = resources.files("tablectl.dashboard").joinpath("static")
     app.router.add_get("/", dash.index)
     app.router.add_static("/static/", str(static))

@@ -138,11 +138,12 @@ def test_password_hash_and_sessions() -> None:
     assert sessions.get(session.sid) is None
     throttle = LoginThrottle(now=lambda: clock[0])
     for _ in range(5):
-        assert not throttle.locked()
-        throttle.record(False)
-    assert throttle.locked()
+        assert not throttle.locked("10.0.0.9", "x")
+        throttle.record("10.0.0.9", "x", False)
+    assert throttle.locked("10.0.0.9", "y") and throttle.locked("10.0.0.8", "X")
+    assert not throttle.locked("10.0.0.8", "y")  # another client, another name
     clock[0] += 61
-    assert not throttle.locked()
+    assert not throttle.locked("10.0.0.9", "x")
 
 
 def test_language_from_accept_language() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import resource
+import signal
 import stat
 import subprocess
 import sys
@@ -109,3 +111,71 @@ def test_ctl_without_a_daemon_says_so_in_one_line(tmp_path: Path) -> None:
         f"tablectl ctl status: {tmp_path / 'none.sock'}: no daemon socket there"
         " (is tablectl run running?)"
     )
+
+
+def _low_file_limit() -> None:
+    """In the daemon's process: a file descriptor limit a flood can reach."""
+    resource.setrlimit(resource.RLIMIT_NOFILE, (FILE_LIMIT, FILE_LIMIT))
+
+
+#: The daemon's file descriptor limit, and the idle connections opened per round: more
+#: than it can hold (issue #32: 345 idle connections under ulimit -n 256 killed it).
+FILE_LIMIT, FLOOD = 64, 150
+
+
+async def _flood_round(socket: Path) -> int:
+    """Open up to FLOOD idle connections, hold them a moment, close them; return how many
+    were opened (the daemon refuses those over its limit at once, with a line)."""
+    opened: list[asyncio.StreamWriter] = []
+    for _ in range(FLOOD):
+        try:
+            opened.append((await asyncio.open_unix_connection(str(socket)))[1])
+        except OSError:
+            break  # the listen backlog is full: a connect that would wait
+    await asyncio.sleep(0.3)
+    for writer in opened:
+        writer.close()
+    return len(opened)
+
+
+async def test_idle_admin_connections_beyond_the_file_limit_do_not_stop_the_game(
+    tmp_path: Path,
+) -> None:
+    socket = tmp_path / "ctl.sock"
+    journal = tmp_path / "journal.sqlite3"
+    sim = SimTable(load_rules("jboy"), 5, max_games=50)
+    port = await sim.start_tcp(0)
+    config = tmp_path / "tablectl.toml"
+    config.write_text(
+        f'[table]\nid = "flood"\ndevice = "socket://127.0.0.1:{port}"\nrules = "jboy"\n'
+        f'journal = "{journal}"\n[staff]\nsocket = "{socket}"\n'
+    )
+    log = tmp_path / "daemon.log"
+    with log.open("ab") as handle:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tablectl.cli", "run", "--config", str(config),
+            stdout=handle, stderr=handle, preexec_fn=_low_file_limit,
+        )  # fmt: skip
+    try:
+        await _until(socket.exists)
+        await _until(lambda: sim.games_finished >= 1)
+        games_before, opened = sim.games_finished, 0
+        async with asyncio.timeout(TIMEOUT_S):
+            # Through at least two game starts (where the daemon opens the rules files).
+            while sim.games_finished < games_before + 2 and proc.returncode is None:
+                opened += await _flood_round(socket)
+        assert proc.returncode is None, log.read_text()[-3000:]
+        assert opened > FILE_LIMIT
+        done = await asyncio.to_thread(ctl, socket, "status")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["rules"] == "jboy"
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+        await proc.wait()
+        await sim.close()
+    text = log.read_text()
+    assert "Traceback" not in text and "Too many open files" not in text, text[-3000:]
+    refused = [line for line in text.splitlines() if "connection refused" in line]
+    assert 1 <= len(refused) <= 2, refused  # the first, and the count at close
+    assert len(text.splitlines()) < 60

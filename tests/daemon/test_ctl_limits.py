@@ -1,0 +1,66 @@
+"""The admin socket under a flood (issue #32): a connection limit with a one-line refusal,
+an idle timeout, and a limit derived from the file descriptor limit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tablectl.ctl import CtlError, CtlServer, connection_limit, request
+
+
+async def _status(req: dict[str, Any]) -> dict[str, Any]:
+    return {"ok": True, "status": {"cmd": req["cmd"]}}
+
+
+async def test_over_the_limit_a_connection_is_refused_at_once_and_an_idle_one_dropped(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ctl.sock"
+    server = CtlServer(path, _status, max_clients=2, idle_timeout_s=0.5)
+    await server.start()
+    try:
+        idle = [await asyncio.open_unix_connection(str(path)) for _ in range(2)]
+        async with asyncio.timeout(5):
+            while server.clients < 2:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+        reader, writer = await asyncio.open_unix_connection(str(path))
+        async with asyncio.timeout(0.4):  # at once: not after the idle ones time out
+            refusal = json.loads(await reader.readline())
+            assert await reader.read() == b""  # and closed
+        writer.close()
+        assert refusal == {
+            "ok": False,
+            "busy": True,
+            "error": "busy: 2 admin connections open; try again",
+        }
+        with pytest.raises(CtlError, match="busy: 2 admin connections open"):
+            await asyncio.to_thread(request, path, {"cmd": "status"})
+        for idle_reader, idle_writer in idle:  # the idle ones are told and closed
+            async with asyncio.timeout(5):
+                said = json.loads(await idle_reader.readline())
+                assert await idle_reader.read() == b""
+            assert said == {"ok": False, "error": "no request line"}
+            idle_writer.close()
+        async with asyncio.timeout(5):
+            while server.clients:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+        reply = await asyncio.to_thread(request, path, {"cmd": "status"})
+        assert reply == {"ok": True, "status": {"cmd": "status"}}
+    finally:
+        await server.close()
+    assert not path.exists()
+
+
+def test_the_limit_stays_well_below_the_file_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    limits = {64: 4, 256: 16, 1024: 16, 16: 1}
+    for soft, expected in limits.items():
+        monkeypatch.setattr(resource, "getrlimit", lambda _: (soft, soft))  # noqa: B023
+        assert connection_limit() == expected
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (resource.RLIM_INFINITY,) * 2)
+    assert connection_limit() == 16
