@@ -28,6 +28,7 @@ import logging
 import math
 import os
 import sqlite3
+import stat
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -45,7 +46,12 @@ from tablectl.rules.events import (
     event_to_json,
     parse_event,
 )
-from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
+from tablectl.rules.loader import (
+    RulesConfigError,
+    load_rules,
+    preset_names,
+    regular_file_problem,
+)
 from tablectl.rules.options import HouseRules, as_dict
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import GameState, initial_state
@@ -311,10 +317,7 @@ class Journal:
         program's database, damaged, or written by a newer tablectl.
         """
         path = Path(path)
-        if path.is_dir():
-            raise JournalError(f"{path}: is a directory, not a journal file")
-        if (readonly or not create) and not path.exists():
-            raise JournalError(f"{path}: no journal file there")
+        _check_kind(path, may_be_absent=create and not readonly)
         if not readonly:
             _check_writable(path)
         try:
@@ -759,6 +762,42 @@ class Journal:
         return [entry.event for entry in self.entries(game_id)]
 
 
+#: Files SQLite keeps beside the journal: they must be plain files too, or SQLite would
+#: write its log into whatever they point at.
+COMPANIONS = ("-wal", "-shm")
+
+
+def _check_kind(path: Path, *, may_be_absent: bool) -> None:
+    """The journal is a regular file (or, with ``may_be_absent``, not there yet), never a
+    directory, a FIFO, a device or a symlink to one, and never an empty file: an empty
+    file is someone else's mistake, not a journal to start afresh in (only an absent
+    path makes a new journal). Checked before SQLite opens anything, as SQLite would
+    hang on a FIFO and make a ``-journal`` file beside a device."""
+    problem = regular_file_problem(path, absent_ok=may_be_absent)
+    if problem == "no file there":
+        raise JournalError(f"{path}: no journal file there")
+    if problem is not None:
+        raise JournalError(f"{path}: {problem}, not a journal")
+    for suffix in COMPANIONS:
+        problem = regular_file_problem(Path(f"{path}{suffix}"), absent_ok=True)
+        if problem is not None:
+            raise JournalError(f"{path}{suffix}: {problem}; the journal's {suffix} must be a file")
+    if path.exists() and path.stat().st_size == 0 and not _has_log(path):
+        raise JournalError(
+            f"{path}: an empty file (0 bytes), not a journal; remove it to start a new"
+            " journal there, or name the journal file"
+        )
+
+
+def _has_log(path: Path) -> bool:
+    """Whether a write-ahead log with something in it lies beside ``path`` (a journal
+    whose pages are all still in its log has a main file of 0 bytes)."""
+    try:
+        return os.stat(f"{path}-wal").st_size > 0
+    except OSError:
+        return False
+
+
 def _check_writable(path: Path) -> None:
     """The daemon's journal lives in a folder that exists and that it may write (SQLite
     puts the -wal and -shm files beside the journal)."""
@@ -894,18 +933,26 @@ class JournalLock:
     def acquire(self) -> JournalLock:
         """Take the lock, or raise :class:`JournalError` naming who holds it (or why the
         journal's folder cannot be used at all)."""
-        _check_writable(Path(str(self.path)[: -len(".lock")]))
+        journal = Path(str(self.path)[: -len(".lock")])
+        _check_kind(journal, may_be_absent=True)  # no lock beside a device or a FIFO
+        _check_writable(journal)
+        # O_NOFOLLOW and O_NONBLOCK: the lock file is truncated below, so it must be our
+        # own plain file, not a link to someone else's nor a FIFO that would hang.
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o640)
+            fd = os.open(self.path, flags, 0o640)
         except OSError as exc:
-            raise JournalError(f"{self.path}: cannot create the lock file: {exc.strerror}") from exc
+            why = "a symlink" if exc.errno == errno.ELOOP else exc.strerror
+            raise JournalError(f"{self.path}: cannot use it as the lock file: {why}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise JournalError(f"{self.path}: not a regular file; the journal's lock must be one")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
-                journal = str(self.path)[: -len(".lock")]
                 raise JournalError(
                     f"{journal}: another tablectl (pid {holder}) is using this journal;"
                     " stop it first: two daemons must not share a journal"

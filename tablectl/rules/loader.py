@@ -17,6 +17,8 @@ key and what is allowed; nothing is half-loaded.
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 import tomllib
 import types
 import typing
@@ -54,12 +56,43 @@ def _read_toml(source: str, text: str) -> dict[str, Any]:
         raise RulesConfigError(f"{source}: not valid TOML: nested too deeply") from None
 
 
+#: What a path that is not a regular file is, for the one line that refuses it.
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def regular_file_problem(path: Path, *, absent_ok: bool = False) -> str | None:
+    """Why ``path`` is not a regular file to open (None when it is one, or when it is
+    absent and ``absent_ok``). Looked at with ``stat`` only, never opened: a FIFO would
+    hang the reader and a device would feed it for ever. A symlink is followed, so a
+    link to a device is refused as the device. Every command that opens a journal, a
+    rules file, a config or an event file asks this first."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None if absent_ok else "no file there"
+    except OSError as exc:
+        return f"cannot look at it: {exc.strerror or exc}"
+    except ValueError:  # a NUL in the path
+        return "not a usable path (it holds a NUL)"
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+    return f"not a regular file ({kind})"
+
+
 def read_small_file(path: Path, what: str, limit: int = MAX_RULES_FILE) -> str:
     """The text of ``path``, a regular file of at most ``limit`` bytes (not a FIFO, a
     device or ``/dev/zero``, which would hang or fill the memory). Raises ValueError
     saying what is wrong (the caller names the file), or OSError when reading fails."""
-    if not path.is_file():
-        raise ValueError("no file there" if not path.exists() else "not a regular file")
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise ValueError(problem)
     size = path.stat().st_size
     if size > limit:
         raise ValueError(f"{size} bytes; a {what} is at most {limit}")
@@ -81,7 +114,7 @@ def _locate(ref: str, relative_to: Path | None) -> tuple[str, str, Path | None]:
     path = Path(ref)
     if relative_to is not None and not path.is_absolute():
         path = relative_to / path
-    if path.suffix == ".toml" or path.exists():
+    if path.suffix == ".toml" or os.path.exists(path):
         try:
             return str(path), read_small_file(path, "rules file"), path.parent
         except OSError as exc:
