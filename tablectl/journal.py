@@ -63,6 +63,9 @@ APPLICATION_ID = 0x54424C43
 #: Seconds a write waits for another connection (a CLI export) to let go of the file.
 BUSY_TIMEOUT = 5.0
 
+#: Largest JSON text read from one row: an event or a record is a few hundred bytes.
+MAX_ROW = 64 * 1024
+
 STATUS_PLAYING = "playing"
 STATUS_FINISHED = "finished"
 STATUS_ABANDONED = "abandoned"
@@ -596,7 +599,7 @@ class Journal:
         table_id, rules, seats_json, started_at, status = self._row(conn, game_id)
         if status != STATUS_PLAYING:
             raise JournalError(f"{self.path}: game {game_id} is already {status}")
-        seats = None if seats_json is None else tuple(json.loads(seats_json))
+        seats = None if seats_json is None else self.seat_names(f"game {game_id}", seats_json)
         clean = _check_final(final, seats)
         conn.execute(
             "UPDATE games SET status = 'finished', ended_at = ? WHERE game_id = ?",
@@ -682,9 +685,13 @@ class Journal:
         rows = self.query(
             f"SELECT game_id, at, seat, kind, detail FROM notes {where} ORDER BY id", params
         )
-        return [
-            Note(game_id=r[0], at=r[1], seat=r[2], kind=r[3], detail=json.loads(r[4])) for r in rows
-        ]
+        out = []
+        for game, at, seat, kind, text in rows:
+            detail = self.decode(f"game {game} note {kind!r}", text)
+            if not isinstance(detail, dict):
+                raise JournalError(f"{self.path}: game {game} note {kind!r} is unreadable")
+            out.append(Note(game_id=game, at=at, seat=seat, kind=kind, detail=detail))
+        return out
 
     # --- reading ------------------------------------------------------------------------
 
@@ -714,7 +721,7 @@ class Journal:
                 table_id=r[1],
                 rules=r[2],
                 rules_digest=r[3],
-                seats=None if r[4] is None else tuple(json.loads(r[4])),
+                seats=None if r[4] is None else self.seat_names(f"game {r[0]}", r[4]),
                 started_at=r[5],
                 status=r[6],
                 ended_at=r[7],
@@ -722,6 +729,13 @@ class Journal:
             )
             for r in rows
         ]
+
+    def seat_names(self, where: str, text: Any) -> tuple[str, ...]:
+        """The seat names stored as JSON in a row (a list of strings, or refused)."""
+        seats = self.decode(f"{where} seat names", text)
+        if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+            raise JournalError(f"{self.path}: {where} seat names are unreadable: not names")
+        return tuple(seats)
 
     def games(self) -> list[GameRow]:
         """Every game, oldest first."""
@@ -748,14 +762,29 @@ class Journal:
         )
         out = []
         for seq, at, text in rows:
+            where = f"game {game_id} event #{seq}"
             try:
-                event = parse_event(json.loads(text))
-            except (json.JSONDecodeError, EventFormatError) as exc:
-                raise JournalError(
-                    f"{self.path}: game {game_id} event #{seq} is unreadable: {exc}"
-                ) from exc
+                event = parse_event(self.decode(where, text))
+            except EventFormatError as exc:
+                raise JournalError(f"{self.path}: {where} is unreadable: {exc}") from None
             out.append(Entry(seq=seq, at=at, event=event))
         return out
+
+    def decode(self, where: str, text: Any) -> Any:
+        """The JSON in a row's column, or a :class:`JournalError` naming the file and
+        ``where`` (the game and the row): a damaged row may hold anything (not text, not
+        JSON, megabytes, nesting deep enough to exhaust the interpreter's stack)."""
+        if not isinstance(text, str | bytes):
+            raise JournalError(f"{self.path}: {where} is unreadable: not text")
+        if len(text) > MAX_ROW:
+            raise JournalError(
+                f"{self.path}: {where} is unreadable: {len(text)} bytes, at most {MAX_ROW}"
+            )
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else "not JSON"
+            raise JournalError(f"{self.path}: {where} is unreadable: {why}") from None
 
     def events(self, game_id: str) -> list[Event]:
         """The game's journalled events in order."""
