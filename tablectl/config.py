@@ -58,9 +58,10 @@ SEAT_NAME_MAX = 32
 TEXT_MAX = 4096
 #: A Unix socket's path, in bytes, with room for the NUL the kernel wants after it.
 SOCKET_PATH_MAX = 107
-#: C0 and C1 control characters (NUL, ESC, newlines...): refused in every string, as they
-#: reach file names, a terminal, a console display or the broker.
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: C0 and C1 control characters (NUL, ESC, newlines...) and Unicode's line and paragraph
+#: separators: refused in every string, as they reach file names, a terminal, a console
+#: display or the broker.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 #: Every key of the file, by section (``table`` also stands for the top level): what
@@ -168,15 +169,19 @@ def _check_device(where: str, url: str) -> str:
         except ValueError:
             port = None
         if not parsed.hostname or port is None or not 1 <= port <= 65535:
-            raise ConfigError(f"{where} is {url!r}; socket:// needs a host and a port 1..65535")
+            raise ConfigError(
+                f"{where} is {_show(url)}; socket:// needs a host and a port 1..65535"
+            )
         return url
     if parsed.scheme == "usb":
         if not re.fullmatch(r"[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}", parsed.netloc):
-            raise ConfigError(f"{where} is {url!r}; usb:// needs VID:PID in hex, e.g. 1209:7a11")
+            raise ConfigError(
+                f"{where} is {_show(url)}; usb:// needs VID:PID in hex, e.g. 1209:7a11"
+            )
         return url
     if parsed.scheme == "sim":
         return url
-    raise ConfigError(f"{where} is {url!r}; {allowed}")
+    raise ConfigError(f"{where} is {_show(url)}; {allowed}")
 
 
 #: Query options each kind of device URL takes (the table speaks 8N1 on serial lines, so a
@@ -196,13 +201,13 @@ def _check_device_options(where: str, url: str, parsed: urllib.parse.SplitResult
         options = urllib.parse.parse_qs(parsed.query, strict_parsing=True)
     except ValueError:
         raise ConfigError(
-            f"{where} is {url!r}; options are written ?name=value&name=value"
+            f"{where} is {_show(url)}; options are written ?name=value&name=value"
         ) from None
     for name, values in options.items():
         if name not in allowed:
             listed = ", ".join(allowed) if allowed else "none"
             raise ConfigError(
-                f"{where}: unknown option {name!r}{_did_you_mean(name, allowed)} for a"
+                f"{where}: unknown option {_show(name)}{_did_you_mean(name, allowed)} for a"
                 f" {kind} device; allowed: {listed}"
             )
         if len(values) > 1:
@@ -210,11 +215,11 @@ def _check_device_options(where: str, url: str, parsed: urllib.parse.SplitResult
     baud = options.get("baud", [None])[0]
     if baud is not None and (not baud.isdigit() or int(baud) not in BAUD_RATES):
         raise ConfigError(
-            f"{where}: baud={baud!r}; allowed: {', '.join(str(b) for b in BAUD_RATES)}"
+            f"{where}: baud={_show(baud)}; allowed: {', '.join(str(b) for b in BAUD_RATES)}"
         )
     backend = options.get("backend", [None])[0]
     if backend is not None and backend != "loopback":
-        raise ConfigError(f"{where}: backend={backend!r}; allowed: loopback (tests only)")
+        raise ConfigError(f"{where}: backend={_show(backend)}; allowed: loopback (tests only)")
 
 
 def _check_seat_names(where: str, value: Any, players: int) -> tuple[str, ...]:
@@ -399,7 +404,7 @@ def _mqtt_value(where: str, tp: Any, value: Any) -> Any:
 def _check_prefix(where: str, value: str) -> None:
     if not value or value.startswith("/") or value.endswith("/") or re.search(r"[+#\0]", value):
         raise ConfigError(
-            f"{where} is {value!r}; it must be a non-empty MQTT topic without wildcards"
+            f"{where} is {_show(value)}; it must be a non-empty MQTT topic without wildcards"
             " (+, #) or a leading or trailing /"
         )
 

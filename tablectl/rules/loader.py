@@ -249,6 +249,25 @@ def _convert(where: str, tp: Any, value: Any, meta: dict[str, Any]) -> Any:
     raise TypeError(f"unsupported option type {tp!r}")  # pragma: no cover
 
 
+#: The rules' name shows on console displays and in the records; the description in
+#: ``tablectl rules list``.
+NAME_MAX = 40
+DESCRIPTION_MAX = 500
+
+
+def _label(source: str, key: str, value: Any, limit: int) -> str:
+    """``name`` or ``description``: printable text (no escape sequence reaches a
+    terminal or a display), at most ``limit`` characters."""
+    if not isinstance(value, str):
+        raise RulesConfigError(f"{source}: {key} must be a string")
+    if len(value) > limit:
+        raise RulesConfigError(f"{source}: {key} is {len(value)} characters; at most {limit}")
+    odd = next((c for c in value if not c.isprintable()), None)
+    if odd is not None:
+        raise RulesConfigError(f"{source}: {key} holds the unprintable character {odd!r}")
+    return value
+
+
 def _build(source: str, raw: dict[str, Any]) -> HouseRules:
     sections: dict[str, Any] = {}
     for name, cls in SECTIONS.items():
@@ -261,8 +280,8 @@ def _build(source: str, raw: dict[str, Any]) -> HouseRules:
                 kwargs[f.name] = _convert(where, hints[f.name], values[f.name], dict(f.metadata))
         sections[name] = cls(**kwargs)
     rules = HouseRules(
-        name=str(raw.get("name", "custom")),
-        description=str(raw.get("description", "")),
+        name=_label(source, "name", raw.get("name", "custom"), NAME_MAX),
+        description=_label(source, "description", raw.get("description", ""), DESCRIPTION_MAX),
         **sections,
     )
     _check_consistency(source, rules)
