@@ -337,6 +337,15 @@ def _check_folder(where: str, path: Path) -> None:
         )
 
 
+def _check_file(where: str, path: Path) -> None:
+    """A file the daemon reads (a TLS certificate or key) is a regular file there."""
+    problem = regular_file_problem(path)
+    if problem == "no file there":
+        raise ConfigError(f"{where}: no file at {path}")
+    if problem is not None:
+        raise ConfigError(f"{where}: {path}: {problem}")
+
+
 def _check_journal(where: str, path: Path) -> None:
     """The journal is a regular file or not there yet, in a folder that exists: never a
     folder, a FIFO, a device or a symlink to one."""
@@ -446,8 +455,8 @@ def _check_mqtt(source: Path, raw: Any, folder: Path, check_files: bool = True) 
         if not kwargs.get("tls", False):
             raise ConfigError(f"{where} is set but tls is false; set tls = true to use it")
         ca_path = _path(where, kwargs["ca_file"], folder)
-        if check_files and not ca_path.is_file():
-            raise ConfigError(f"{where}: no file at {ca_path}")
+        if check_files:
+            _check_file(where, ca_path)
         kwargs["ca_file"] = str(ca_path)
     if "keyfile" in kwargs and "certfile" not in kwargs:
         raise ConfigError(f"{_where(source, 'mqtt', 'keyfile')} is set but certfile is not")
@@ -457,8 +466,8 @@ def _check_mqtt(source: Path, raw: Any, folder: Path, check_files: bool = True) 
             if not kwargs.get("tls", False):
                 raise ConfigError(f"{where} is set but tls is false; set tls = true to use it")
             file_path = _path(where, kwargs[key], folder)
-            if check_files and not file_path.is_file():
-                raise ConfigError(f"{where}: no file at {file_path}")
+            if check_files:
+                _check_file(where, file_path)
             kwargs[key] = str(file_path)
     try:
         return MqttSettings(**kwargs)
