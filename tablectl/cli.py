@@ -18,7 +18,12 @@ from tablectl.journal import Journal, JournalError, export_game
 from tablectl.jsonlines import bounded_lines
 from tablectl.records import format_table, list_records, to_csv, to_json
 from tablectl.replay import ReplayFileError, replay
-from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
+from tablectl.rules.loader import (
+    RulesConfigError,
+    load_rules,
+    preset_names,
+    regular_file_problem,
+)
 from tablectl.rules.options import SECTIONS, as_dict
 
 EXIT_OK = 0
@@ -90,9 +95,8 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         if args.file == "-":
             result = replay(bounded_lines(sys.stdin), args.rules)
-        elif not path.is_file():
-            what = "no file there" if not path.exists() else "not a regular file"
-            print(f"tablectl replay: {path}: {what}", file=sys.stderr)
+        elif (problem := regular_file_problem(path)) is not None:
+            print(f"tablectl replay: {path}: {problem}", file=sys.stderr)
             return EXIT_USAGE
         else:
             with path.open(encoding="utf-8") as handle:
@@ -336,6 +340,7 @@ def _run(args: argparse.Namespace) -> int:
     import logging
 
     from tablectl.config import ConfigError, load_config
+    from tablectl.ctl import CtlError
     from tablectl.daemon import Daemon, DeviceBusy, install_signal_handlers
 
     logging.basicConfig(
@@ -349,6 +354,9 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    if args.check_config:
+        print(f"tablectl run: {config.source}: the config is good")
+        return EXIT_OK
 
     async def main() -> None:
         daemon = Daemon(config)
@@ -357,7 +365,7 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except (JournalError, DeviceBusy) as exc:
+    except (JournalError, DeviceBusy, CtlError) as exc:
         # Restarting cannot mend a journal: say so once and let systemd stop here
         # (RestartPreventExitStatus=78 in docs/pi.md).
         print(f"tablectl run: {exc}", file=sys.stderr)
@@ -569,6 +577,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the daemon's TOML config file (default: %(default)s)",
     )
     p_run.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    p_run.add_argument(
+        "--check-config",
+        action="store_true",
+        help="check the config (every key, the paths it names) and exit, opening nothing",
+    )
     p_run.set_defaults(handler="run")
 
     p_demo = sub.add_parser(

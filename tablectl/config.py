@@ -22,7 +22,9 @@ the config file's folder.  See ``docs/journal.md`` for the full format.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import stat
 import tomllib
 import types
 import typing
@@ -33,7 +35,13 @@ from typing import Any
 
 from tablectl.console.staff import PinFormatError, PinHash
 from tablectl.mqtt_settings import MqttSettings
-from tablectl.rules.loader import RulesConfigError, load_rules, preset_names, read_small_file
+from tablectl.rules.loader import (
+    RulesConfigError,
+    load_rules,
+    preset_names,
+    read_small_file,
+    regular_file_problem,
+)
 from tablectl.rules.options import HouseRules
 
 DEFAULT_JOURNAL = Path("/var/lib/tablectl/journal.sqlite3")
@@ -46,6 +54,24 @@ TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 MQTT_RANGES = {"port": (1, 65535), "keepalive": (1, 65535)}
 #: Seat names show on small console displays.
 SEAT_NAME_MAX = 32
+#: Longest string any key takes (a path: Linux's PATH_MAX).
+TEXT_MAX = 4096
+#: A Unix socket's path, in bytes, with room for the NUL the kernel wants after it.
+SOCKET_PATH_MAX = 107
+#: C0 and C1 control characters (NUL, ESC, newlines...) and Unicode's line and paragraph
+#: separators: refused in every string, as they reach file names, a terminal, a console
+#: display or the broker.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+#: Every key of the file, by section (``table`` also stands for the top level): what
+#: the tests fill with hostile values, so a key added to a declaration here is covered.
+CONFIG_KEYS: dict[str, tuple[str, ...]] = {
+    "table": TABLE_KEYS,
+    "mqtt": tuple(f.name for f in fields(MqttSettings)),
+    "staff": STAFF_KEYS,
+    "trays": TRAYS_KEYS,
+}
 
 
 class ConfigError(ValueError):
@@ -94,9 +120,25 @@ def _where(source: Path, section: str | None, key: str) -> str:
     return f"{source}: [{section}] {key}" if section else f"{source}: {key}"
 
 
-def _string(where: str, value: Any) -> str:
+def _show(value: Any) -> str:
+    """``value`` for a message: its repr, cut short (a hostile value may be megabytes)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:50]}... ({len(text)} characters)"
+
+
+def _string(where: str, value: Any, *, printable: bool = False) -> str:
+    """A string of at most :data:`TEXT_MAX` characters without control characters;
+    ``printable`` (names shown on displays) refuses every unprintable character too."""
     if not isinstance(value, str):
-        raise ConfigError(f"{where} must be a string, got {value!r}")
+        raise ConfigError(f"{where} must be a string, got {_show(value)}")
+    if len(value) > TEXT_MAX:
+        raise ConfigError(f"{where} is {len(value)} characters long; at most {TEXT_MAX}")
+    bad = CONTROL.search(value)
+    if bad is not None:
+        raise ConfigError(f"{where} holds the control character {bad.group()!r}")
+    odd = next((c for c in value if not c.isprintable()), None) if printable else None
+    if odd is not None:
+        raise ConfigError(f"{where} holds the unprintable character {odd!r}")
     return value
 
 
@@ -127,15 +169,19 @@ def _check_device(where: str, url: str) -> str:
         except ValueError:
             port = None
         if not parsed.hostname or port is None or not 1 <= port <= 65535:
-            raise ConfigError(f"{where} is {url!r}; socket:// needs a host and a port 1..65535")
+            raise ConfigError(
+                f"{where} is {_show(url)}; socket:// needs a host and a port 1..65535"
+            )
         return url
     if parsed.scheme == "usb":
         if not re.fullmatch(r"[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}", parsed.netloc):
-            raise ConfigError(f"{where} is {url!r}; usb:// needs VID:PID in hex, e.g. 1209:7a11")
+            raise ConfigError(
+                f"{where} is {_show(url)}; usb:// needs VID:PID in hex, e.g. 1209:7a11"
+            )
         return url
     if parsed.scheme == "sim":
         return url
-    raise ConfigError(f"{where} is {url!r}; {allowed}")
+    raise ConfigError(f"{where} is {_show(url)}; {allowed}")
 
 
 #: Query options each kind of device URL takes (the table speaks 8N1 on serial lines, so a
@@ -155,13 +201,13 @@ def _check_device_options(where: str, url: str, parsed: urllib.parse.SplitResult
         options = urllib.parse.parse_qs(parsed.query, strict_parsing=True)
     except ValueError:
         raise ConfigError(
-            f"{where} is {url!r}; options are written ?name=value&name=value"
+            f"{where} is {_show(url)}; options are written ?name=value&name=value"
         ) from None
     for name, values in options.items():
         if name not in allowed:
             listed = ", ".join(allowed) if allowed else "none"
             raise ConfigError(
-                f"{where}: unknown option {name!r}{_did_you_mean(name, allowed)} for a"
+                f"{where}: unknown option {_show(name)}{_did_you_mean(name, allowed)} for a"
                 f" {kind} device; allowed: {listed}"
             )
         if len(values) > 1:
@@ -169,26 +215,27 @@ def _check_device_options(where: str, url: str, parsed: urllib.parse.SplitResult
     baud = options.get("baud", [None])[0]
     if baud is not None and (not baud.isdigit() or int(baud) not in BAUD_RATES):
         raise ConfigError(
-            f"{where}: baud={baud!r}; allowed: {', '.join(str(b) for b in BAUD_RATES)}"
+            f"{where}: baud={_show(baud)}; allowed: {', '.join(str(b) for b in BAUD_RATES)}"
         )
     backend = options.get("backend", [None])[0]
     if backend is not None and backend != "loopback":
-        raise ConfigError(f"{where}: backend={backend!r}; allowed: loopback (tests only)")
+        raise ConfigError(f"{where}: backend={_show(backend)}; allowed: loopback (tests only)")
 
 
 def _check_seat_names(where: str, value: Any, players: int) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where} must be a list of strings, got {value!r}")
+        raise ConfigError(f"{where} must be a list of strings, got {_show(value)}")
     for name in value:
         if not name.strip() or len(name) > SEAT_NAME_MAX:
-            raise ConfigError(f"{where}: {name!r} must be 1 to {SEAT_NAME_MAX} characters")
+            raise ConfigError(f"{where}: {_show(name)} must be 1 to {SEAT_NAME_MAX} characters")
+        _string(where, name, printable=True)
     if len(value) != players:
         raise ConfigError(f"{where} has {len(value)} names; the rules are for {players} players")
     return tuple(value)
 
 
 def _check_rules(where: str, value: Any, folder: Path) -> tuple[str, HouseRules]:
-    ref = _string(where, value)
+    ref = _string(where, value, printable=True)
     if ref not in preset_names():
         path = Path(ref)
         if path.suffix == ".toml" or "/" in ref:
@@ -268,6 +315,81 @@ def _path(where: str, value: Any, folder: Path) -> Path:
     return path if path.is_absolute() else folder / path
 
 
+def _mode(where: str, path: Path, *, follow: bool = True) -> int | None:
+    """The file type and mode at ``path`` (None when nothing is there), looked at
+    without opening anything."""
+    try:
+        found = os.stat(path) if follow else os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{where}: {path}: {exc.strerror or exc}") from None
+    return found.st_mode
+
+
+def _check_folder(where: str, path: Path) -> None:
+    """``path``'s folder exists: nothing in the daemon makes folders."""
+    mode = _mode(where, path.parent)
+    if mode is None or not stat.S_ISDIR(mode):
+        raise ConfigError(
+            f"{where}: {path}: the folder {path.parent} does not exist; create it, owned by"
+            " the daemon's user (the systemd unit's StateDirectory= does)"
+        )
+
+
+def _check_file(where: str, path: Path) -> None:
+    """A file the daemon reads (a TLS certificate or key) is a regular file there."""
+    problem = regular_file_problem(path)
+    if problem == "no file there":
+        raise ConfigError(f"{where}: no file at {path}")
+    if problem is not None:
+        raise ConfigError(f"{where}: {path}: {problem}")
+
+
+def _check_journal(where: str, path: Path) -> None:
+    """The journal is a regular file or not there yet, in a folder that exists: never a
+    folder, a FIFO, a device or a symlink to one."""
+    _check_folder(where, path)
+    problem = regular_file_problem(path, absent_ok=True)
+    if problem is not None:
+        raise ConfigError(
+            f"{where}: {path}: {problem}; the journal must be a regular file, or not there yet"
+        )
+
+
+def _check_socket(where: str, path: Path, taken: dict[Path, str]) -> None:
+    """The admin socket's path fits a Unix socket, lies in a folder that exists, names
+    none of the daemon's other files (``taken``) and holds nothing but, at most, a
+    socket (a stale one, replaced at start; a live one makes the start fail)."""
+    size = len(os.fsencode(path))
+    if size > SOCKET_PATH_MAX:
+        raise ConfigError(
+            f"{where}: {_show(str(path))} is {size} bytes long; a Unix socket's path is"
+            f" at most {SOCKET_PATH_MAX}"
+        )
+    _check_folder(where, path)
+    real = Path(os.path.realpath(path))
+    for other, what in taken.items():
+        if real == Path(os.path.realpath(other)):
+            raise ConfigError(f"{where}: {path} is {what}; the socket needs a path of its own")
+    mode = _mode(where, path, follow=False)
+    if mode is not None and not stat.S_ISSOCK(mode):
+        raise ConfigError(
+            f"{where}: something else is at {path} (not a socket); the socket needs a path"
+            " of its own"
+        )
+
+
+def _check_serial(where: str, device: str) -> None:
+    """A serial port is a character device, or not there yet (the table is unplugged)."""
+    if not device.startswith("/"):
+        return
+    path = Path(device.split("?", 1)[0])
+    mode = _mode(where, path)
+    if mode is not None and not stat.S_ISCHR(mode):
+        raise ConfigError(f"{where}: {path} is not a serial port (not a character device)")
+
+
 def _describe(tp: Any) -> str:
     if typing.get_origin(tp) in (types.UnionType, typing.Union):
         return " or ".join(_describe(a) for a in typing.get_args(tp) if a is not type(None))
@@ -284,14 +406,14 @@ def _mqtt_value(where: str, tp: Any, value: Any) -> Any:
         else isinstance(value, tp) and not isinstance(value, bool)
     )
     if not ok:
-        raise ConfigError(f"{where} must be {_describe(tp)}, got {value!r}")
-    return value
+        raise ConfigError(f"{where} must be {_describe(tp)}, got {_show(value)}")
+    return _string(where, value) if isinstance(value, str) else value
 
 
 def _check_prefix(where: str, value: str) -> None:
     if not value or value.startswith("/") or value.endswith("/") or re.search(r"[+#\0]", value):
         raise ConfigError(
-            f"{where} is {value!r}; it must be a non-empty MQTT topic without wildcards"
+            f"{where} is {_show(value)}; it must be a non-empty MQTT topic without wildcards"
             " (+, #) or a leading or trailing /"
         )
 
@@ -333,8 +455,8 @@ def _check_mqtt(source: Path, raw: Any, folder: Path, check_files: bool = True) 
         if not kwargs.get("tls", False):
             raise ConfigError(f"{where} is set but tls is false; set tls = true to use it")
         ca_path = _path(where, kwargs["ca_file"], folder)
-        if check_files and not ca_path.is_file():
-            raise ConfigError(f"{where}: no file at {ca_path}")
+        if check_files:
+            _check_file(where, ca_path)
         kwargs["ca_file"] = str(ca_path)
     if "keyfile" in kwargs and "certfile" not in kwargs:
         raise ConfigError(f"{_where(source, 'mqtt', 'keyfile')} is set but certfile is not")
@@ -344,8 +466,8 @@ def _check_mqtt(source: Path, raw: Any, folder: Path, check_files: bool = True) 
             if not kwargs.get("tls", False):
                 raise ConfigError(f"{where} is set but tls is false; set tls = true to use it")
             file_path = _path(where, kwargs[key], folder)
-            if check_files and not file_path.is_file():
-                raise ConfigError(f"{where}: no file at {file_path}")
+            if check_files:
+                _check_file(where, file_path)
             kwargs[key] = str(file_path)
     try:
         return MqttSettings(**kwargs)
@@ -402,13 +524,17 @@ def parse_config(source: Path, raw: dict[str, Any], *, check_files: bool = True)
     table_id = _string(where("id"), table["id"])
     if not TABLE_ID.fullmatch(table_id):
         raise ConfigError(
-            f"{where('id')} is {table_id!r}; allowed: 1 to 32 characters from A-Z a-z 0-9 _ -"
+            f"{where('id')} is {_show(table_id)}; allowed: 1 to 32 characters from A-Z a-z 0-9 _ -"
         )
     device = _check_device(where("device"), _string(where("device"), table["device"]))
     rules_ref, house_rules = _check_rules(where("rules"), table["rules"], folder)
     journal = (
         _path(where("journal"), table["journal"], folder) if "journal" in table else DEFAULT_JOURNAL
     )
+    if check_files:
+        _check_serial(where("device"), device)
+        if "journal" in table:
+            _check_journal(where("journal"), journal)
     seat_names = (
         _check_seat_names(where("seat_names"), table["seat_names"], house_rules.players)
         if "seat_names" in table
@@ -416,6 +542,12 @@ def parse_config(source: Path, raw: dict[str, Any], *, check_files: bool = True)
     )
     mqtt = _check_mqtt(source, raw["mqtt"], folder, check_files) if "mqtt" in raw else None
     staff = _check_staff(source, raw, folder, house_rules.players)
+    if check_files and staff.socket is not None:
+        taken = {source: "the config file", journal: "the journal"}
+        for suffix, what in (("-wal", "write-ahead log"), ("-shm", "shared memory"),
+                             (".lock", "lock")):  # fmt: skip
+            taken[Path(f"{journal}{suffix}")] = f"the journal's {what} file"
+        _check_socket(_where(source, "staff", "socket"), staff.socket, taken)
     hold_next_hand = _check_trays(source, raw)
     return DaemonConfig(
         source=source,

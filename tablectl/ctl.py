@@ -29,6 +29,7 @@ import logging
 import os
 import resource
 import socket
+import stat
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -111,26 +112,49 @@ class CtlServer:
         self._accepting: asyncio.Task[None] | None = None
         self._clients: set[asyncio.Task[None]] = set()
         self._ratelog = RateLimitedLog(log, prefix=f"{path}: ")
+        #: (st_dev, st_ino) of the socket file this server bound: the only file it removes.
+        self._bound: tuple[int, int] | None = None
 
     async def start(self) -> None:
-        """Listen at :attr:`path` (a stale socket from a killed daemon is replaced)."""
-        if self.path.is_socket():
-            if _answers(self.path):
-                raise CtlError(f"{self.path}: another daemon answers on this socket")
-            self.path.unlink()
+        """Listen at :attr:`path`. Only a stale socket (one nobody answers on, left by a
+        killed daemon) is replaced; anything else at the path is refused, never removed."""
+        self._clear_stale()
         # umask, not chmod after bind: no moment in which others could connect.
         old = os.umask(0o117)
         try:
             self._listener = _listen(self.path)
-        except OSError as exc:
-            raise CtlError(f"{self.path}: cannot listen: {exc.strerror or exc}") from exc
+        except (OSError, ValueError) as exc:
+            raise CtlError(f"{self.path}: cannot listen: {_reason(exc)}") from None
         finally:
             os.umask(old)
+        bound = os.lstat(self.path)
+        self._bound = (bound.st_dev, bound.st_ino)
         os.chmod(self.path, SOCKET_MODE)
         self._accepting = asyncio.create_task(self._accept(self._listener))
 
+    def _clear_stale(self) -> None:
+        """Remove a stale socket at :attr:`path`; refuse whatever else is there."""
+        try:
+            found = os.lstat(self.path)
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            raise CtlError(
+                f"{self.path}: cannot use it for the admin socket: {_reason(exc)}"
+            ) from None
+        if not stat.S_ISSOCK(found.st_mode):
+            raise CtlError(
+                f"{self.path}: something else is there, not a socket; the admin socket"
+                " ([staff] socket) needs a path of its own"
+            )
+        if _probe(self.path) != errno.ECONNREFUSED:
+            # Answered, or cannot tell (no permission): it may be another daemon's.
+            raise CtlError(f"{self.path}: another daemon answers on this socket")
+        self.path.unlink()
+
     async def close(self) -> None:
-        """Stop listening, end the connections and remove the socket file."""
+        """Stop listening, end the connections and remove the socket file, if it is still
+        the one bound here."""
         tasks = [t for t in (self._accepting, *self._clients) if t is not None]
         for task in tasks:
             task.cancel()
@@ -140,7 +164,14 @@ class CtlServer:
             self._listener.close()
             self._listener = None
             self._ratelog.flush()
-        with contextlib.suppress(FileNotFoundError):
+        bound, self._bound = self._bound, None
+        if bound is None:
+            return  # never bound: whatever is at the path is not ours
+        try:
+            found = os.lstat(self.path)
+        except OSError:
+            return
+        if (found.st_dev, found.st_ino) == bound:
             self.path.unlink()
 
     @property
@@ -237,13 +268,21 @@ def _listen(path: Path) -> socket.socket:
     return sock
 
 
-def _answers(path: Path) -> bool:
+def _probe(path: Path) -> int:
+    """Connect to the socket at ``path``: 0 when something answers, else the errno
+    (ECONNREFUSED: a stale socket nobody listens on)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         try:
             sock.connect(str(path))
-        except OSError:
-            return False
-    return True
+        except OSError as exc:
+            return exc.errno or -1
+    return 0
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
 
 
 def request(path: Path, payload: dict[str, Any], timeout: float = CLIENT_TIMEOUT_S) -> Any:

@@ -111,7 +111,9 @@ class JournalRecorder:
             return None
         try:
             record = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(record, dict):
             return None
         if record.get("game_id") != self.game_id or record.get("events") != self.game_events:
             return None

@@ -28,6 +28,7 @@ import logging
 import math
 import os
 import sqlite3
+import stat
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -45,7 +46,12 @@ from tablectl.rules.events import (
     event_to_json,
     parse_event,
 )
-from tablectl.rules.loader import RulesConfigError, load_rules, preset_names
+from tablectl.rules.loader import (
+    RulesConfigError,
+    load_rules,
+    preset_names,
+    regular_file_problem,
+)
 from tablectl.rules.options import HouseRules, as_dict
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import GameState, initial_state
@@ -56,6 +62,9 @@ log = logging.getLogger(__name__)
 APPLICATION_ID = 0x54424C43
 #: Seconds a write waits for another connection (a CLI export) to let go of the file.
 BUSY_TIMEOUT = 5.0
+
+#: Largest JSON text read from one row: an event or a record is a few hundred bytes.
+MAX_ROW = 64 * 1024
 
 STATUS_PLAYING = "playing"
 STATUS_FINISHED = "finished"
@@ -311,10 +320,7 @@ class Journal:
         program's database, damaged, or written by a newer tablectl.
         """
         path = Path(path)
-        if path.is_dir():
-            raise JournalError(f"{path}: is a directory, not a journal file")
-        if (readonly or not create) and not path.exists():
-            raise JournalError(f"{path}: no journal file there")
+        _check_kind(path, may_be_absent=create and not readonly)
         if not readonly:
             _check_writable(path)
         try:
@@ -593,7 +599,7 @@ class Journal:
         table_id, rules, seats_json, started_at, status = self._row(conn, game_id)
         if status != STATUS_PLAYING:
             raise JournalError(f"{self.path}: game {game_id} is already {status}")
-        seats = None if seats_json is None else tuple(json.loads(seats_json))
+        seats = None if seats_json is None else self.seat_names(f"game {game_id}", seats_json)
         clean = _check_final(final, seats)
         conn.execute(
             "UPDATE games SET status = 'finished', ended_at = ? WHERE game_id = ?",
@@ -679,9 +685,13 @@ class Journal:
         rows = self.query(
             f"SELECT game_id, at, seat, kind, detail FROM notes {where} ORDER BY id", params
         )
-        return [
-            Note(game_id=r[0], at=r[1], seat=r[2], kind=r[3], detail=json.loads(r[4])) for r in rows
-        ]
+        out = []
+        for game, at, seat, kind, text in rows:
+            detail = self.decode(f"game {game} note {kind!r}", text)
+            if not isinstance(detail, dict):
+                raise JournalError(f"{self.path}: game {game} note {kind!r} is unreadable")
+            out.append(Note(game_id=game, at=at, seat=seat, kind=kind, detail=detail))
+        return out
 
     # --- reading ------------------------------------------------------------------------
 
@@ -711,7 +721,7 @@ class Journal:
                 table_id=r[1],
                 rules=r[2],
                 rules_digest=r[3],
-                seats=None if r[4] is None else tuple(json.loads(r[4])),
+                seats=None if r[4] is None else self.seat_names(f"game {r[0]}", r[4]),
                 started_at=r[5],
                 status=r[6],
                 ended_at=r[7],
@@ -719,6 +729,13 @@ class Journal:
             )
             for r in rows
         ]
+
+    def seat_names(self, where: str, text: Any) -> tuple[str, ...]:
+        """The seat names stored as JSON in a row (a list of strings, or refused)."""
+        seats = self.decode(f"{where} seat names", text)
+        if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+            raise JournalError(f"{self.path}: {where} seat names are unreadable: not names")
+        return tuple(seats)
 
     def games(self) -> list[GameRow]:
         """Every game, oldest first."""
@@ -745,18 +762,69 @@ class Journal:
         )
         out = []
         for seq, at, text in rows:
+            where = f"game {game_id} event #{seq}"
             try:
-                event = parse_event(json.loads(text))
-            except (json.JSONDecodeError, EventFormatError) as exc:
-                raise JournalError(
-                    f"{self.path}: game {game_id} event #{seq} is unreadable: {exc}"
-                ) from exc
+                event = parse_event(self.decode(where, text))
+            except EventFormatError as exc:
+                raise JournalError(f"{self.path}: {where} is unreadable: {exc}") from None
             out.append(Entry(seq=seq, at=at, event=event))
         return out
+
+    def decode(self, where: str, text: Any) -> Any:
+        """The JSON in a row's column, or a :class:`JournalError` naming the file and
+        ``where`` (the game and the row): a damaged row may hold anything (not text, not
+        JSON, megabytes, nesting deep enough to exhaust the interpreter's stack)."""
+        if not isinstance(text, str | bytes):
+            raise JournalError(f"{self.path}: {where} is unreadable: not text")
+        if len(text) > MAX_ROW:
+            raise JournalError(
+                f"{self.path}: {where} is unreadable: {len(text)} bytes, at most {MAX_ROW}"
+            )
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else "not JSON"
+            raise JournalError(f"{self.path}: {where} is unreadable: {why}") from None
 
     def events(self, game_id: str) -> list[Event]:
         """The game's journalled events in order."""
         return [entry.event for entry in self.entries(game_id)]
+
+
+#: Files SQLite keeps beside the journal: they must be plain files too, or SQLite would
+#: write its log into whatever they point at.
+COMPANIONS = ("-wal", "-shm")
+
+
+def _check_kind(path: Path, *, may_be_absent: bool) -> None:
+    """The journal is a regular file (or, with ``may_be_absent``, not there yet), never a
+    directory, a FIFO, a device or a symlink to one, and never an empty file: an empty
+    file is someone else's mistake, not a journal to start afresh in (only an absent
+    path makes a new journal). Checked before SQLite opens anything, as SQLite would
+    hang on a FIFO and make a ``-journal`` file beside a device."""
+    problem = regular_file_problem(path, absent_ok=may_be_absent)
+    if problem == "no file there":
+        raise JournalError(f"{path}: no journal file there")
+    if problem is not None:
+        raise JournalError(f"{path}: {problem}, not a journal")
+    for suffix in COMPANIONS:
+        problem = regular_file_problem(Path(f"{path}{suffix}"), absent_ok=True)
+        if problem is not None:
+            raise JournalError(f"{path}{suffix}: {problem}; the journal's {suffix} must be a file")
+    if path.exists() and path.stat().st_size == 0 and not _has_log(path):
+        raise JournalError(
+            f"{path}: an empty file (0 bytes), not a journal; remove it to start a new"
+            " journal there, or name the journal file"
+        )
+
+
+def _has_log(path: Path) -> bool:
+    """Whether a write-ahead log with something in it lies beside ``path`` (a journal
+    whose pages are all still in its log has a main file of 0 bytes)."""
+    try:
+        return os.stat(f"{path}-wal").st_size > 0
+    except OSError:
+        return False
 
 
 def _check_writable(path: Path) -> None:
@@ -894,18 +962,26 @@ class JournalLock:
     def acquire(self) -> JournalLock:
         """Take the lock, or raise :class:`JournalError` naming who holds it (or why the
         journal's folder cannot be used at all)."""
-        _check_writable(Path(str(self.path)[: -len(".lock")]))
+        journal = Path(str(self.path)[: -len(".lock")])
+        _check_kind(journal, may_be_absent=True)  # no lock beside a device or a FIFO
+        _check_writable(journal)
+        # O_NOFOLLOW and O_NONBLOCK: the lock file is truncated below, so it must be our
+        # own plain file, not a link to someone else's nor a FIFO that would hang.
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o640)
+            fd = os.open(self.path, flags, 0o640)
         except OSError as exc:
-            raise JournalError(f"{self.path}: cannot create the lock file: {exc.strerror}") from exc
+            why = "a symlink" if exc.errno == errno.ELOOP else exc.strerror
+            raise JournalError(f"{self.path}: cannot use it as the lock file: {why}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise JournalError(f"{self.path}: not a regular file; the journal's lock must be one")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
-                journal = str(self.path)[: -len(".lock")]
                 raise JournalError(
                     f"{journal}: another tablectl (pid {holder}) is using this journal;"
                     " stop it first: two daemons must not share a journal"

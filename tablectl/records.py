@@ -122,13 +122,14 @@ def list_records(journal: Journal, since: float | datetime | None = None) -> lis
     )
     out = []
     for game_id, table_id, rules, seats, started_at, finished_at, final_text in rows:
+        where = f"record of game {game_id}"
+        final = journal.decode(where, final_text)
         try:
-            final = json.loads(final_text)
             record = Record(
                 game_id=game_id,
                 table_id=table_id,
                 preset=rules,
-                seats=None if seats is None else tuple(json.loads(seats)),
+                seats=None if seats is None else journal.seat_names(where, seats),
                 started_at=started_at,
                 finished_at=finished_at,
                 scores=tuple(final["scores"]),
@@ -137,8 +138,8 @@ def list_records(journal: Journal, since: float | datetime | None = None) -> lis
                 reason=str(final.get("reason", "")),
                 last_game=_last_game_calls(journal, game_id),
             )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise JournalError(f"{journal.path}: record of game {game_id} is unreadable") from exc
+        except (ValueError, KeyError, TypeError, RecursionError):
+            raise JournalError(f"{journal.path}: {where} is unreadable") from None
         out.append(record)
     return out
 

@@ -17,6 +17,8 @@ key and what is allowed; nothing is half-loaded.
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 import tomllib
 import types
 import typing
@@ -54,12 +56,43 @@ def _read_toml(source: str, text: str) -> dict[str, Any]:
         raise RulesConfigError(f"{source}: not valid TOML: nested too deeply") from None
 
 
+#: What a path that is not a regular file is, for the one line that refuses it.
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def regular_file_problem(path: Path, *, absent_ok: bool = False) -> str | None:
+    """Why ``path`` is not a regular file to open (None when it is one, or when it is
+    absent and ``absent_ok``). Looked at with ``stat`` only, never opened: a FIFO would
+    hang the reader and a device would feed it for ever. A symlink is followed, so a
+    link to a device is refused as the device. Every command that opens a journal, a
+    rules file, a config or an event file asks this first."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None if absent_ok else "no file there"
+    except OSError as exc:
+        return f"cannot look at it: {exc.strerror or exc}"
+    except ValueError:  # a NUL in the path
+        return "not a usable path (it holds a NUL)"
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+    return f"not a regular file ({kind})"
+
+
 def read_small_file(path: Path, what: str, limit: int = MAX_RULES_FILE) -> str:
     """The text of ``path``, a regular file of at most ``limit`` bytes (not a FIFO, a
     device or ``/dev/zero``, which would hang or fill the memory). Raises ValueError
     saying what is wrong (the caller names the file), or OSError when reading fails."""
-    if not path.is_file():
-        raise ValueError("no file there" if not path.exists() else "not a regular file")
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise ValueError(problem)
     size = path.stat().st_size
     if size > limit:
         raise ValueError(f"{size} bytes; a {what} is at most {limit}")
@@ -81,7 +114,7 @@ def _locate(ref: str, relative_to: Path | None) -> tuple[str, str, Path | None]:
     path = Path(ref)
     if relative_to is not None and not path.is_absolute():
         path = relative_to / path
-    if path.suffix == ".toml" or path.exists():
+    if path.suffix == ".toml" or os.path.exists(path):
         try:
             return str(path), read_small_file(path, "rules file"), path.parent
         except OSError as exc:
@@ -216,6 +249,25 @@ def _convert(where: str, tp: Any, value: Any, meta: dict[str, Any]) -> Any:
     raise TypeError(f"unsupported option type {tp!r}")  # pragma: no cover
 
 
+#: The rules' name shows on console displays and in the records; the description in
+#: ``tablectl rules list``.
+NAME_MAX = 40
+DESCRIPTION_MAX = 500
+
+
+def _label(source: str, key: str, value: Any, limit: int) -> str:
+    """``name`` or ``description``: printable text (no escape sequence reaches a
+    terminal or a display), at most ``limit`` characters."""
+    if not isinstance(value, str):
+        raise RulesConfigError(f"{source}: {key} must be a string")
+    if len(value) > limit:
+        raise RulesConfigError(f"{source}: {key} is {len(value)} characters; at most {limit}")
+    odd = next((c for c in value if not c.isprintable()), None)
+    if odd is not None:
+        raise RulesConfigError(f"{source}: {key} holds the unprintable character {odd!r}")
+    return value
+
+
 def _build(source: str, raw: dict[str, Any]) -> HouseRules:
     sections: dict[str, Any] = {}
     for name, cls in SECTIONS.items():
@@ -228,8 +280,8 @@ def _build(source: str, raw: dict[str, Any]) -> HouseRules:
                 kwargs[f.name] = _convert(where, hints[f.name], values[f.name], dict(f.metadata))
         sections[name] = cls(**kwargs)
     rules = HouseRules(
-        name=str(raw.get("name", "custom")),
-        description=str(raw.get("description", "")),
+        name=_label(source, "name", raw.get("name", "custom"), NAME_MAX),
+        description=_label(source, "description", raw.get("description", ""), DESCRIPTION_MAX),
         **sections,
     )
     _check_consistency(source, rules)

@@ -256,7 +256,7 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
     with pytest.raises(JournalError, match="no journal file there"):
         Journal.open(tmp_path / "missing.sqlite3", create=False)
     assert not (tmp_path / "missing.sqlite3").exists()
-    with pytest.raises(JournalError, match="is a directory"):
+    with pytest.raises(JournalError, match=r"not a regular file \(a directory\), not a journal"):
         Journal.open(tmp_path)
     # No silent mkdir (as root, anywhere): a missing folder is the install's to make.
     with pytest.raises(JournalError, match=r"the folder .*/var/lib does not exist; create it"):

@@ -28,6 +28,7 @@ def test_a_staff_section_loads(tmp_path: Path) -> None:
         f'[staff]\npin_hash = "{HASH}"\nsocket = "run/ctl.sock"\n'
         'rules_menu = ["jboy", "kenko"]\n[trays]\nhold_next_hand = false\n',
     )
+    (tmp_path / "run").mkdir()  # the socket's folder: the daemon makes no folders
     config = load_config(path)
     assert config.staff.pin_hash == PinHash.parse(HASH)
     assert config.staff.socket == tmp_path / "run" / "ctl.sock"

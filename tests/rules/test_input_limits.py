@@ -68,11 +68,12 @@ def test_a_bad_replay_file_is_one_line_naming_the_line(
 def test_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+    kinds = {str(fifo): "a FIFO", "/dev/zero": "a character device", str(tmp_path): "a directory"}
+    for path, kind in kinds.items():
         done = _cli("replay", "--rules", "jboy", path)
         assert (done.returncode, done.stderr) == (
             2,
-            f"tablectl replay: {path}: not a regular file\n",
+            f"tablectl replay: {path}: not a regular file ({kind})\n",
         )
 
 
