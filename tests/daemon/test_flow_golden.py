@@ -103,6 +103,7 @@ async def test_the_storm_writes_the_golden_snapshots(
             want["events"],
         ), where
         assert canonical(got["flow"]) == canonical(want["flow"]), where
+        assert canonical(got["state"]) == canonical(want["state"]), where
     assert len(made["points"]) == len(golden["points"])
     assert canonical(made["games"]) == canonical(golden["games"])
 
@@ -162,8 +163,16 @@ def test_the_goldens_cover_every_pending_kind_and_most_prompts() -> None:
     assert pending == {"claim", "confirm", "draw", "from", "ron", "tsumo"}
     assert {"pon", "kan"} <= held
     assert unread > 0
-    assert {"table_playing_turn", "table_playing_claim", "table_result_entry"} <= phases
-    assert {"table_settlement", "table_shuffling"} <= phases
+    assert phases == {
+        "table_shuffling",
+        "table_walls_up",
+        "table_dice",
+        "table_dealing",
+        "table_playing_turn",
+        "table_playing_claim",
+        "table_result_entry",
+        "table_settlement",
+    }
     missing = {"ROLL?", "RON?", "FROM?", "HAN?", "FU?", "PAO?", "KAN?", "PLACE MELD"}
     missing |= {"ABORT?", "TENPAI?", "CONFIRM", "GAME OVER", "STAFF?", "PIN?", "SEAT?"}
     missing |= {"RULES?"}

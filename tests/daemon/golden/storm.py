@@ -152,13 +152,16 @@ class GoldenStorm:
         )
 
     def point(self, step: int) -> dict[str, Any]:
-        """A recorded point: the step, where the journal stood, and the snapshot."""
+        """A recorded point: the step, where the journal stood, the flow snapshot and the
+        live state."""
         games = self.recorder.games
         return {
             "step": step,
             "game": len(games) - 1,
             "events": len(games[-1]["events"]) if games else 0,
             "flow": json.loads(json.dumps(self.table.flow_snapshot())),
+            # The live state the parlor is sent (Table.snapshot): pinned alongside.
+            "state": json.loads(json.dumps(self.table.snapshot())),
         }
 
     async def run(
