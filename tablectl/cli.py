@@ -454,6 +454,7 @@ def _dashboard_password(args: argparse.Namespace) -> int:
 def _ctl(args: argparse.Namespace) -> int:
     """Ask the running daemon for its status, an abandon, a new game or an undo."""
     from tablectl.ctl import CtlError, request
+    from tablectl.status_text import format_status
 
     name = f"tablectl ctl {args.action}"
     socket_path = Path(args.socket) if args.socket else None
@@ -474,10 +475,21 @@ def _ctl(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         rules = args.rules
         if rules not in preset_names():
+            if not Path(rules).exists():
+                # Neither a preset nor a file: the loader says so here, naming it as given
+                # (the daemon would only see the absolute path made of it).
+                try:
+                    load_rules(rules)
+                except RulesConfigError as exc:
+                    print(f"{name}: {exc}", file=sys.stderr)
+                    return EXIT_USAGE
             rules = str(Path(rules).resolve())  # the daemon runs elsewhere: no relative paths
         payload["rules"] = rules
     elif args.rules:
         print(f"{name}: --rules goes with new-game only", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json and args.action != "status":
+        print(f"{name}: --json goes with status only", file=sys.stderr)
         return EXIT_USAGE
     try:
         reply = request(socket_path, payload)
@@ -487,8 +499,10 @@ def _ctl(args: argparse.Namespace) -> int:
     if not reply.get("ok"):
         print(f"{name}: refused: {reply.get('error', 'no reason given')}", file=sys.stderr)
         return EXIT_REFUSED
-    if args.action == "status":
+    if args.action == "status" and args.json:
         print(json.dumps(reply.get("status"), indent=1, sort_keys=True))
+    elif args.action == "status":
+        sys.stdout.write(format_status(reply.get("status")))
     else:
         print(f"{name}: done")
     return EXIT_OK
@@ -627,6 +641,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--config", default="/etc/tablectl/tablectl.toml", help="the daemon's config (its socket)"
     )
     p_ctl.add_argument("--socket", help="the daemon's socket, instead of reading --config")
+    p_ctl.add_argument(
+        "--json", action="store_true", help="status: the whole status object as JSON"
+    )
     p_ctl.set_defaults(handler="ctl")
     return parser
 
