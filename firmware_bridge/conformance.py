@@ -69,6 +69,7 @@ from firmware_bridge.messages import (
     Zone,
     decode_message,
 )
+from firmware_bridge.stdio import run_guarded
 from firmware_bridge.transport import Transport, open_transport
 
 WINDOW = 8
@@ -934,7 +935,12 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: parse, run, report; the exit code."""
+    """The command line: parse, run, report; the exit code (a broken stdout is one line
+    and an exit code too: firmware_bridge.stdio)."""
+    return run_guarded("conformance", lambda: _cli(argv))
+
+
+def _cli(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
     except _ArgumentError as exc:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
-import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -12,7 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tablectl import EXIT_INTERRUPTED, __version__
+from firmware_bridge.stdio import read_stdin_line, run_guarded
+from tablectl import EXIT_INTERRUPTED, __version__, stopping
 from tablectl.config import DEFAULT_JOURNAL, ConfigError, load_config
 from tablectl.journal import Journal, JournalError, export_game
 from tablectl.jsonlines import bounded_lines
@@ -89,7 +91,10 @@ def _replay(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
         if args.file == "-":
-            result = replay(bounded_lines(sys.stdin), args.rules)
+            # Strict UTF-8 whatever the locale (which may make stdin carry bad bytes on
+            # as lone surrogates): a file that is not text is refused as such.
+            stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict")
+            result = replay(bounded_lines(stdin), args.rules)
         elif not path.is_file():
             what = "no file there" if not path.exists() else "not a regular file"
             print(f"tablectl replay: {path}: {what}", file=sys.stderr)
@@ -332,11 +337,22 @@ def _demo(args: argparse.Namespace) -> int:
 
 @command("run")
 def _run(args: argparse.Namespace) -> int:
+    """Run the table daemon until SIGTERM or Ctrl-C, which at any moment (the modules
+    loading, the journal opening, the link connecting) end it with the journal closed
+    and exit 0."""
+    # console_main holds SIGTERM from its first line; main() called directly has not.
+    # Held until the process ends: released, a signal after the journal closed would
+    # still end the process by it.
+    stopping.hold(signal.SIGTERM, signal.SIGINT)
+    return _run_daemon(args)
+
+
+def _run_daemon(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
     from tablectl.config import ConfigError, load_config
-    from tablectl.daemon import Daemon, DeviceBusy, install_signal_handlers
+    from tablectl.daemon import Daemon, DeviceBusy
 
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
@@ -350,10 +366,16 @@ def _run(args: argparse.Namespace) -> int:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return EXIT_CONFIG
 
+    if stopping.requested() is not None:
+        return EXIT_OK  # stopped before anything was opened
+
     async def main() -> None:
         daemon = Daemon(config)
-        install_signal_handlers(daemon.stop)
-        await daemon.run()
+        loop = asyncio.get_running_loop()
+        # Thread-safe: the handler runs between two bytecodes of this very loop, which
+        # may be waiting in select() and must be woken.
+        with stopping.forwarded(lambda _: loop.call_soon_threadsafe(daemon.stop.set)):
+            await daemon.run()
 
     try:
         asyncio.run(main())
@@ -378,7 +400,7 @@ def _staff_pin(args: argparse.Namespace) -> int:
             print("tablectl staff-pin: the two PINs differ; nothing printed", file=sys.stderr)
             return EXIT_USAGE
     else:
-        pin = sys.stdin.readline(64).strip()
+        pin = read_stdin_line(64).strip()
     try:
         check_pin_text(pin)
     except PinFormatError as exc:
@@ -438,7 +460,7 @@ def _dashboard_password(args: argparse.Namespace) -> int:
             print(f"{name}: the two passwords differ; nothing printed", file=sys.stderr)
             return EXIT_USAGE
     else:
-        password = sys.stdin.readline(300).rstrip("\r\n")
+        password = read_stdin_line(300).rstrip("\r\n")
     try:
         line = hash_password(password)
     except PasswordError as exc:
@@ -686,8 +708,17 @@ def _bringup(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``tablectl`` console script."""
+    """Entry point of the ``tablectl`` console script: a broken stdout or stdin that is
+    not text is one line and an exit code (firmware_bridge.stdio), as any bad input."""
+    return run_guarded("tablectl", lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.handler != "run":
+        # Only the daemon turns a SIGTERM into a clean stop; any other command ends by it
+        # as it always did (one that came while the modules loaded acts now).
+        stopping.release()
     try:
         return _COMMANDS[args.handler](args)
     except KeyboardInterrupt:
@@ -697,12 +728,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RulesConfigError as exc:
         print(f"tablectl: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:
-        # The reader went away (`tablectl rules show kenko | head`): stop quietly, and keep
-        # the interpreter's final flush from failing again on the closed pipe.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover
