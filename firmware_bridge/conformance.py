@@ -13,8 +13,10 @@ send one out of order or a broken one) and sees every frame the device writes. I
 the session alive with heartbeats unless a check stops them.
 
 Exit code 0 when nothing failed (skipped checks say why), 1 when a check failed, 2 when
-the URL could not be opened or the arguments are wrong. The report is one line per check
-(``--json``: one object).
+the URL could not be opened or the arguments are wrong, 3 when nothing was checked (every
+check asked for was skipped: a line on stderr says so). The report is one line per check
+(``--json``: one object). ``--only CHECK`` runs the hello first when CHECK needs a session
+(every check but hello does), and reports it too.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from firmware_bridge.messages import (
     Zone,
     decode_message,
 )
+from firmware_bridge.stdio import run_guarded
 from firmware_bridge.transport import Transport, open_transport
 
 WINDOW = 8
@@ -812,11 +815,19 @@ class Report:
 
     url: str
     results: list[CheckResult] = field(default_factory=list)
+    #: The checks asked for (empty: all); a prerequisite run for them is not one.
+    asked: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:
         """Whether any check failed."""
         return any(r.status == "fail" for r in self.results)
+
+    @property
+    def checked_nothing(self) -> bool:
+        """Whether every check asked for was skipped: a pass of nothing is no pass."""
+        asked = [r for r in self.results if not self.asked or r.name in self.asked]
+        return all(r.status == "skip" for r in asked)
 
     def lines(self) -> list[str]:
         """One line per check, then a summary."""
@@ -831,7 +842,12 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         results = [asdict(r) for r in self.results]
-        return {"url": self.url, "failed": self.failed, "results": results}
+        return {
+            "url": self.url,
+            "failed": self.failed,
+            "checked_nothing": self.checked_nothing,
+            "results": results,
+        }
 
 
 async def run_checks(
@@ -841,14 +857,18 @@ async def run_checks(
     interactive: bool = False,
     only: Sequence[str] = (),
 ) -> Report:
-    """Run the checks (all, or ``only`` these) against the device on ``transport``."""
-    report = Report(url)
+    """Run the checks (all, or ``only`` these, after the hello when they need a session)
+    against the device on ``transport``."""
+    report = Report(url, asked=tuple(only))
+    wanted = set(only)
+    if wanted and wanted != {"hello"}:
+        wanted.add("hello")  # every other check runs in the session the hello opens
     probe = Probe(transport, url)
     await probe.start()
     try:
         for name, func in CHECKS.items():
             started = time.monotonic()
-            if only and name not in only:
+            if wanted and name not in wanted:
                 continue
             try:
                 if name in INTERACTIVE and not interactive:
@@ -864,6 +884,10 @@ async def run_checks(
     finally:
         await probe.close()
     return report
+
+
+#: Exit code of a run in which every check asked for was skipped.
+EXIT_NOTHING_CHECKED = 3
 
 
 class _ArgumentError(Exception):
@@ -902,11 +926,21 @@ async def _main(args: argparse.Namespace) -> int:
     report = await run_checks(transport, args.url, interactive=args.interactive, only=args.only)
     out = json.dumps(report.as_dict()) if args.json else "\n".join(report.lines())
     sys.stdout.write(out + "\n")
-    return 1 if report.failed else 0
+    if report.failed:
+        return 1
+    if report.checked_nothing:
+        _say("nothing was checked: every check asked for was skipped (see why above)")
+        return EXIT_NOTHING_CHECKED
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: parse, run, report; the exit code."""
+    """The command line: parse, run, report; the exit code (a broken stdout is one line
+    and an exit code too: firmware_bridge.stdio)."""
+    return run_guarded("conformance", lambda: _cli(argv))
+
+
+def _cli(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
     except _ArgumentError as exc:

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 from firmware_bridge.signing import parse_key
+from firmware_bridge.stdio import run_guarded
 from hw_sim.control import COMMANDS, ControlServer
 from hw_sim.faults import LINE_FAULTS, ONE_SHOT_FAULTS, TILE_FAULTS, FaultPlan
 from hw_sim.scenario import ACTIONS, ScenarioError, run_scenario
@@ -258,7 +259,12 @@ async def send(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m hw_sim``."""
+    """Entry point of ``python -m hw_sim``: a broken stdout is one line and an exit code
+    (firmware_bridge.stdio)."""
+    return run_guarded("hw_sim", lambda: _main(argv))
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "send":
         return asyncio.run(send(args))

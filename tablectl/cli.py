@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
-import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -12,7 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tablectl import EXIT_INTERRUPTED, __version__
+from firmware_bridge.stdio import read_stdin_line, run_guarded
+from tablectl import EXIT_INTERRUPTED, __version__, stopping
 from tablectl.config import DEFAULT_JOURNAL, ConfigError, load_config
 from tablectl.journal import Journal, JournalError, export_game
 from tablectl.jsonlines import bounded_lines
@@ -94,7 +96,10 @@ def _replay(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
         if args.file == "-":
-            result = replay(bounded_lines(sys.stdin), args.rules)
+            # Strict UTF-8 whatever the locale (which may make stdin carry bad bytes on
+            # as lone surrogates): a file that is not text is refused as such.
+            stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict")
+            result = replay(bounded_lines(stdin), args.rules)
         elif (problem := regular_file_problem(path)) is not None:
             print(f"tablectl replay: {path}: {problem}", file=sys.stderr)
             return EXIT_USAGE
@@ -336,12 +341,23 @@ def _demo(args: argparse.Namespace) -> int:
 
 @command("run")
 def _run(args: argparse.Namespace) -> int:
+    """Run the table daemon until SIGTERM or Ctrl-C, which at any moment (the modules
+    loading, the journal opening, the link connecting) end it with the journal closed
+    and exit 0."""
+    # console_main holds SIGTERM from its first line; main() called directly has not.
+    # Held until the process ends: released, a signal after the journal closed would
+    # still end the process by it.
+    stopping.hold(signal.SIGTERM, signal.SIGINT)
+    return _run_daemon(args)
+
+
+def _run_daemon(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
     from tablectl.config import ConfigError, load_config
     from tablectl.ctl import CtlError
-    from tablectl.daemon import Daemon, DeviceBusy, install_signal_handlers
+    from tablectl.daemon import Daemon, DeviceBusy
 
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
@@ -358,10 +374,16 @@ def _run(args: argparse.Namespace) -> int:
         print(f"tablectl run: {config.source}: the config is good")
         return EXIT_OK
 
+    if stopping.requested() is not None:
+        return EXIT_OK  # stopped before anything was opened
+
     async def main() -> None:
         daemon = Daemon(config)
-        install_signal_handlers(daemon.stop)
-        await daemon.run()
+        loop = asyncio.get_running_loop()
+        # Thread-safe: the handler runs between two bytecodes of this very loop, which
+        # may be waiting in select() and must be woken.
+        with stopping.forwarded(lambda _: loop.call_soon_threadsafe(daemon.stop.set)):
+            await daemon.run()
 
     try:
         asyncio.run(main())
@@ -386,7 +408,7 @@ def _staff_pin(args: argparse.Namespace) -> int:
             print("tablectl staff-pin: the two PINs differ; nothing printed", file=sys.stderr)
             return EXIT_USAGE
     else:
-        pin = sys.stdin.readline(64).strip()
+        pin = read_stdin_line(64).strip()
     try:
         check_pin_text(pin)
     except PinFormatError as exc:
@@ -450,7 +472,7 @@ def _dashboard_password(args: argparse.Namespace) -> int:
             print(f"{name}: the two passwords differ; nothing printed", file=sys.stderr)
             return EXIT_USAGE
     else:
-        password = sys.stdin.readline(300).rstrip("\r\n")
+        password = read_stdin_line(300).rstrip("\r\n")
     try:
         line = hash_password(password)
     except PasswordError as exc:
@@ -476,6 +498,7 @@ def _mqtt_secret(args: argparse.Namespace) -> int:
 def _ctl(args: argparse.Namespace) -> int:
     """Ask the running daemon for its status, an abandon, a new game or an undo."""
     from tablectl.ctl import CtlError, request
+    from tablectl.status_text import format_status
 
     name = f"tablectl ctl {args.action}"
     socket_path = Path(args.socket) if args.socket else None
@@ -496,10 +519,21 @@ def _ctl(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         rules = args.rules
         if rules not in preset_names():
+            if not Path(rules).exists():
+                # Neither a preset nor a file: the loader says so here, naming it as given
+                # (the daemon would only see the absolute path made of it).
+                try:
+                    load_rules(rules)
+                except RulesConfigError as exc:
+                    print(f"{name}: {exc}", file=sys.stderr)
+                    return EXIT_USAGE
             rules = str(Path(rules).resolve())  # the daemon runs elsewhere: no relative paths
         payload["rules"] = rules
     elif args.rules:
         print(f"{name}: --rules goes with new-game only", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json and args.action != "status":
+        print(f"{name}: --json goes with status only", file=sys.stderr)
         return EXIT_USAGE
     try:
         reply = request(socket_path, payload)
@@ -509,8 +543,10 @@ def _ctl(args: argparse.Namespace) -> int:
     if not reply.get("ok"):
         print(f"{name}: refused: {reply.get('error', 'no reason given')}", file=sys.stderr)
         return EXIT_REFUSED
-    if args.action == "status":
+    if args.action == "status" and args.json:
         print(json.dumps(reply.get("status"), indent=1, sort_keys=True))
+    elif args.action == "status":
+        sys.stdout.write(format_status(reply.get("status")))
     else:
         print(f"{name}: done")
     return EXIT_OK
@@ -659,6 +695,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--config", default="/etc/tablectl/tablectl.toml", help="the daemon's config (its socket)"
     )
     p_ctl.add_argument("--socket", help="the daemon's socket, instead of reading --config")
+    p_ctl.add_argument(
+        "--json", action="store_true", help="status: the whole status object as JSON"
+    )
     p_ctl.set_defaults(handler="ctl")
     return parser
 
@@ -701,8 +740,17 @@ def _bringup(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``tablectl`` console script."""
+    """Entry point of the ``tablectl`` console script: a broken stdout or stdin that is
+    not text is one line and an exit code (firmware_bridge.stdio), as any bad input."""
+    return run_guarded("tablectl", lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.handler != "run":
+        # Only the daemon turns a SIGTERM into a clean stop; any other command ends by it
+        # as it always did (one that came while the modules loaded acts now).
+        stopping.release()
     try:
         return _COMMANDS[args.handler](args)
     except KeyboardInterrupt:
@@ -712,12 +760,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RulesConfigError as exc:
         print(f"tablectl: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:
-        # The reader went away (`tablectl rules show kenko | head`): stop quietly, and keep
-        # the interpreter's final flush from failing again on the closed pipe.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

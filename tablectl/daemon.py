@@ -15,7 +15,6 @@ import fcntl
 import json
 import logging
 import os
-import signal
 import time
 from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -644,10 +643,3 @@ def check_device_free(device: str) -> None:
         ) from None
     finally:
         os.close(fd)  # closing lets go of the probe's lock
-
-
-def install_signal_handlers(stop: asyncio.Event) -> None:
-    """SIGTERM and SIGINT end the daemon cleanly (systemd stop, Ctrl-C)."""
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)

@@ -121,10 +121,19 @@ def _locate(ref: str, relative_to: Path | None) -> tuple[str, str, Path | None]:
             raise RulesConfigError(f"{path}: cannot read rules file: {exc.strerror}") from exc
         except ValueError as exc:
             raise RulesConfigError(f"{path}: cannot read rules file: {exc}") from None
+    if "/" in ref:
+        # Written as a path: the missing file is the news, not the presets.
+        raise RulesConfigError(f"{ref}: no rules file there (and no preset of that name)")
+    raise RulesConfigError(_unknown_rules(ref))
+
+
+def _unknown_rules(ref: str) -> str:
+    """What to say of a rules name ``ref`` that is neither a preset nor a file, naming it
+    as the user gave it (never a path made of it)."""
     known = ", ".join(preset_names())
     hint = difflib.get_close_matches(ref, preset_names(), n=1)
     extra = f" (did you mean {hint[0]!r}?)" if hint else ""
-    raise RulesConfigError(f"unknown preset {ref!r}{extra}; known presets: {known}")
+    return f"unknown preset {ref!r}{extra}; known presets: {known}, or a path to a rules file"
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

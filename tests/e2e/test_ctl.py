@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import resource
 import signal
 import stat
@@ -55,10 +56,27 @@ async def test_staff_drive_a_running_table_from_the_admin_socket(tmp_path: Path)
         )
         assert stat.S_IMODE(socket.stat().st_mode) == 0o660
 
-        done = await asyncio.to_thread(ctl, socket, "status")
+        done = await asyncio.to_thread(ctl, socket, "status", "--json")
         assert done.returncode == 0, done.stderr
         status = json.loads(done.stdout)
         assert status["rules"] == "jboy" and status["phase"].startswith("table_")
+
+        # For a person: the table, the phase, the round, each seat's score, the alerts.
+        done = await asyncio.to_thread(ctl, socket, "status")
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert 6 < len(lines) <= 12, done.stdout
+        assert lines[0].startswith(f"table {status['table']}: jboy, game ")
+        assert lines[1].startswith("phase: table_") and lines[1].endswith(", link up")
+        assert re.fullmatch(
+            r"round: (East|South|West|North) [1-4], honba \d+, deposits \d+(; \d+ tiles left)?",
+            lines[2],
+        ), lines[2]
+        seats = [line.split() for line in lines[3:7]]
+        assert [s[:2] for s in seats] == [["seat", str(n)] for n in range(4)]
+        assert sorted(s[2] for s in seats) == ["E", "N", "S", "W"]
+        assert all(s[3].lstrip("-").isdigit() for s in seats)
+        assert lines[-1] == "alerts: none" or lines[-1].startswith("alerts: ")
 
         done = await asyncio.to_thread(ctl, socket, "new-game", "--rules", "kenko")
         assert (done.returncode, done.stdout.strip()) == (0, "tablectl ctl new-game: done")
@@ -70,9 +88,23 @@ async def test_staff_drive_a_running_table_from_the_admin_socket(tmp_path: Path)
         assert refused.stderr.strip() == (
             "tablectl ctl new-game: refused: jboy-sanma is for 3 players; this table has 4"
         )
+        # A name that is no preset and no file is named as typed, not as a path.
         unknown = await asyncio.to_thread(ctl, socket, "new-game", "--rules", "nosuch")
-        assert unknown.returncode == 1 and "nosuch" in unknown.stderr
-        assert "Traceback" not in unknown.stderr
+        assert unknown.returncode == 2
+        assert unknown.stderr.startswith(
+            "tablectl ctl new-game: unknown preset 'nosuch'; known presets: ariari,"
+        )
+        assert unknown.stderr.endswith(", or a path to a rules file\n")
+        broken = tmp_path / "broken.toml"
+        broken.write_text("[game\n")
+        refused = await asyncio.to_thread(ctl, socket, "new-game", "--rules", str(broken))
+        assert refused.returncode == 1 and f"{broken}: not valid TOML" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        wrong = await asyncio.to_thread(ctl, socket, "undo", "--json")
+        assert (wrong.returncode, wrong.stderr) == (
+            2,
+            "tablectl ctl undo: --json goes with status only\n",
+        )
 
         await _until(lambda: table.state.hands_played >= 1)
         # An undo works until the next hand's dice; the bots roll at once, so it is
@@ -166,7 +198,7 @@ async def test_idle_admin_connections_beyond_the_file_limit_do_not_stop_the_game
                 opened += await _flood_round(socket)
         assert proc.returncode is None, log.read_text()[-3000:]
         assert opened > FILE_LIMIT
-        done = await asyncio.to_thread(ctl, socket, "status")
+        done = await asyncio.to_thread(ctl, socket, "status", "--json")
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["rules"] == "jboy"
     finally:

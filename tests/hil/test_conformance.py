@@ -318,6 +318,37 @@ async def test_json_report_and_exit_codes() -> None:
     assert {r["status"] for r in report["results"]} == {"pass"} and report["failed"] is False
 
 
+async def _cli(url: str, *args: str) -> tuple[int | None, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "firmware_bridge.conformance", url, *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await proc.communicate()
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_only_one_check_runs_the_hello_first() -> None:
+    # As docs/hil.md shows it: `--only resume` alone, which needs the hello's session.
+    async with simulated() as (_, url):
+        code, out, err = await _cli(url, "--only", "resume")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert [line.split()[:2] for line in lines[:2]] == [["PASS", "hello"], ["PASS", "resume"]]
+    assert lines[2] == f"{url}: 2 passed, 0 failed, 0 skipped"
+
+
+async def test_a_run_that_checked_nothing_says_so_and_fails() -> None:
+    async with simulated() as (_, url):
+        code, out, err = await _cli(url, "--only", "key_press", "--only", "warm_reset")
+        as_json = await _cli(url, "--only", "key_press", "--json")
+    assert code == 3
+    assert out.splitlines()[-1] == f"{url}: 1 passed, 0 failed, 2 skipped"
+    assert err == (
+        "conformance: nothing was checked: every check asked for was skipped (see why above)\n"
+    )
+    assert as_json[0] == 3 and json.loads(as_json[1])["checked_nothing"] is True
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -54,7 +54,7 @@ def _run(config: Path, log: Path) -> subprocess.Popen[bytes]:
 
 def _status(socket: Path) -> dict[str, Any] | None:
     done = subprocess.run(
-        [sys.executable, "-m", "tablectl.cli", "ctl", "status", "--socket", str(socket)],
+        [sys.executable, "-m", "tablectl.cli", "ctl", "status", "--json", "--socket", str(socket)],
         capture_output=True,
         text=True,
         timeout=30,
