@@ -27,7 +27,14 @@ from tablectl.console.claim import ClaimFlow
 from tablectl.console.confirm import ConfirmFlow
 from tablectl.console.endings import ABORT_LABELS, ABORT_MENU, DrawFlow
 from tablectl.console.entry import EntryFlow
-from tablectl.console.host import ConsoleHost, FlowError, Publisher, Recorder, log
+from tablectl.console.host import (
+    ConsoleHost,
+    FlowError,
+    Publisher,
+    Recorder,
+    log,
+    tray_alert_text,
+)
 from tablectl.console.model import Pending, SeatConsole, WinEntry, fit, signed
 from tablectl.console.prompts import PROMPTS, idle_spec
 from tablectl.console.staff import StaffGate
@@ -437,6 +444,11 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
                 self.recorder.game_started(self.rules, self.rules_ref)
         elif self.clock_started is None:
             self.clock_started = self.now()
+        # A mismatch belongs to the hand it was found in: the trays are compared afresh
+        # with the scores as they now stand. A new game's scores are back at the start
+        # while the trays report nothing until sticks move (a game may end before they
+        # do), so without this a stale mismatch would hold the dice for ever.
+        self._compare_trays()
         self.walls_done.clear()
         self.wall_layouts = {}
         self.layouts_void = False
@@ -706,7 +718,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
         self._compare_trays()
 
     def _compare_trays(self) -> None:
-        """Compare the last tray totals with the scores; journal and publish a change."""
+        """Compare the last tray totals with the scores as they now stand; journal and
+        publish a change (the same seats off against other scores is one too)."""
         totals = self.tray_totals
         if totals is None:
             return
@@ -714,12 +727,19 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
         mismatch = {
             seat: totals[seat] for seat in range(self.players) if totals[seat] != expected[seat]
         }
-        if mismatch == self.tray_mismatch:
+        if mismatch == self.tray_mismatch and (
+            not mismatch or self._tray_alert() == tray_alert_text(totals, expected)
+        ):
             return
         self.tray_mismatch = mismatch
         detail: dict[str, Any] = {"trays": list(totals), "scores": list(expected)}
         self._note("tray_mismatch" if mismatch else "trays_match", None, detail)
         self._publish_state()
+
+    def _tray_alert(self) -> str | None:
+        """The open tray alert's text, or None."""
+        texts = (a["text"] for a in self.alerts.as_list() if a["kind"] == "tray_mismatch")
+        return next(texts, None)
 
     def snapshot(self) -> dict[str, Any]:
         """The table's live state as a plain dict (MQTT state payload, tests)."""

@@ -54,6 +54,12 @@ SHORT_REFUSALS = {
 }
 
 
+def tray_alert_text(trays: Sequence[int], scores: Sequence[int]) -> str:
+    """The tray alert's text: each seat whose tray differs, as ``seat:tray/score``."""
+    pairs = (f"{s}:{trays[s]}/{scores[s]}" for s in range(len(trays)) if trays[s] != scores[s])
+    return "TRAY " + " ".join(pairs)
+
+
 class FlowError(RuntimeError):
     """A console flow asked the phase machine for a transition it does not have, or opened
     a prompt outside its phases: a bug in the flow declarations
@@ -348,11 +354,8 @@ class ConsoleHost:
             else:
                 self.alerts.resolve("last_game", seat)
         elif kind == "tray_mismatch":
-            trays, scores = detail["trays"], detail["scores"]
-            text = " ".join(
-                f"{s}:{trays[s]}/{scores[s]}" for s in range(len(trays)) if trays[s] != scores[s]
-            )
-            self.alerts.raise_alert("tray_mismatch", None, f"TRAY {text}", now)
+            text = tray_alert_text(detail["trays"], detail["scores"])
+            self.alerts.raise_alert("tray_mismatch", None, text, now)
         elif kind == "trays_match":
             self.alerts.resolve("tray_mismatch")
         return self.alerts.as_list() != before

@@ -207,13 +207,11 @@ class StaffFlow(ConsoleHost):
         self.clock_started = None
         self.pending = None
         self.claim_deadline = None
-        self.tray_mismatch.clear()
         self.tray_override = False
         for console in self.consoles:
             console.prompt, console.typed, console.choice, console.staff = "", "", None, None
             console.message, console.last_game = "", False
         self.alerts.resolve("last_game", any_seat=True)
-        self.alerts.resolve("tray_mismatch")
         self.last_hand = None
         await self._trigger("abandon")
         await self._start_hand()

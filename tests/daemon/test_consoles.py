@@ -3,6 +3,7 @@ LAST GAME, game control, and a seeded storm of keys from every seat in every pha
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from tablectl.console.staff import (
 from tablectl.console.storm import KeyStorm
 from tablectl.phases import PUBLIC_PHASES, PhaseModel, build_machine
 from tablectl.rules.loader import load_rules, preset_names
-from tests.daemon.test_table import PIN, Rig
+from tests.daemon.test_table import PIN, Rig, _restarted
 from tests.helpers import RecordingPublisher
 
 K = m.Key
@@ -265,6 +266,94 @@ async def test_matching_trays_release_the_hold() -> None:
     await rig.send(m.TrayTotals(totals=(25000,) * 4))
     await rig.key(0, K.OK)
     assert rig.table.phase == "table_dice"
+
+
+async def _bust_in_hand_one(rig: Rig) -> None:
+    """The trays report the start points, then the dealer's triple yakuman busts the
+    others in hand 1: the game ends at GAME OVER before any stick moves."""
+    await rig.up()
+    await rig.send(m.TrayTotals(totals=(25000,) * 4))
+    await rig.start_hand()
+    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK)
+    assert rig.state.finished
+    assert rig.table.tray_mismatch == {1: 25000, 2: 25000, 3: 25000, 0: 25000}
+
+
+async def _dealer_rolls(rig: Rig) -> None:
+    for wall in range(4):
+        await rig.send(m.WallStatus(wall=wall, state=m.WallState.DONE))
+    dealer = rig.state.dealer
+    assert rig.lines(dealer)[0] == "ROLL?"
+    await rig.key(dealer, K.OK)
+    assert rig.lines(dealer)[1] != "! fix trays/STAFF 5"
+    assert rig.table.phase == "table_dice"
+
+
+async def test_a_new_game_compares_the_unmoved_trays_afresh() -> None:
+    # Issue #32: the old game's mismatch (trays 25000, scores 121000/-7000) was kept into
+    # the new game, whose scores of 25000 the unmoved trays match, and no tray report
+    # came to compare them again: the dealer's OK was refused for ever.
+    journal = Journalled()
+    publisher = RecordingPublisher()
+    rig = Rig("jboy", recorder=journal, publisher=publisher)
+    await _bust_in_hand_one(rig)
+    await rig.confirm_all()  # GAME OVER on every seat: a new game at 25000
+    assert rig.state.scores == (25000,) * 4 and not rig.state.finished
+    assert rig.table.tray_mismatch == {}
+    assert journal.events[-1] == "start" and journal.notes[-1][0] == "trays_match"
+    assert publisher.states[-1]["alerts"] == []
+    await _dealer_rolls(rig)
+
+
+async def test_a_new_game_after_a_restart_at_game_over_compares_the_trays_afresh() -> None:
+    rig = Rig("jboy")
+    await _bust_in_hand_one(rig)
+    rig = await _restarted(rig)
+    assert rig.table.tray_mismatch  # the hand's own mismatch survives the restart
+    await rig.confirm_all()
+    assert rig.table.tray_mismatch == {}
+    await _dealer_rolls(rig)
+
+
+async def test_a_stale_mismatch_in_a_stored_flow_is_compared_again_on_restart() -> None:
+    # A flow stored by a daemon that kept the stale mismatch into the new game: the
+    # restarted daemon starts the hand again, so the trays are compared again.
+    rig = Rig("jboy")
+    await _bust_in_hand_one(rig)
+    await rig.confirm_all()
+    flow = json.loads(json.dumps(rig.table.flow_snapshot()))
+    flow["tray_mismatch"] = {str(s): 25000 for s in range(4)}
+    restarted = Rig("jboy", state=rig.state)
+    restarted.table.restore_flow(flow)
+    await restarted.up()
+    assert restarted.table.tray_mismatch == {}
+    await _dealer_rolls(restarted)
+
+
+async def test_the_same_trays_off_against_new_scores_are_a_new_mismatch() -> None:
+    # Seats 0 and 1 are off before the hand and after it, by the same trays: the alert
+    # must name the scores as they now stand, not those of the comparison before.
+    journal = Journalled()
+    publisher = RecordingPublisher()
+    rig = Rig("jboy", recorder=journal, publisher=publisher, hold_on_tray_mismatch=False)
+    await rig.up()
+    await rig.send(m.TrayTotals(totals=(24000, 26000, 25000, 25000)))
+    assert publisher.states[-1]["alerts"][-1]["text"] == "TRAY 0:24000/25000 1:26000/25000"
+    await rig.start_hand()
+    await rig.key(1, K.RON)
+    await rig.key(2, K.CANCEL)
+    await rig.key(3, K.CANCEL)
+    await rig.key(1, K.MENU, K.OK, K.OK)  # a yakuman off the dealer: a bust
+    assert rig.state.finished and rig.state.scores == (-7000, 57000, 25000, 25000)
+    assert rig.table.tray_mismatch == {0: 24000, 1: 26000}
+    assert publisher.states[-1]["alerts"][-1]["text"] == "TRAY 0:24000/-7000 1:26000/57000"
+    assert journal.notes[-1] == (
+        "tray_mismatch",
+        None,
+        {"trays": [24000, 26000, 25000, 25000], "scores": [-7000, 57000, 25000, 25000]},
+    )
+    await rig.confirm_all()  # the new game: 25000 each, the trays as they were
+    assert publisher.states[-1]["alerts"][-1]["text"] == "TRAY 0:24000/25000 1:26000/25000"
 
 
 # ---------------------------------------------------------------------- LAST GAME, new games
