@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -11,7 +12,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -140,14 +141,69 @@ def find_executable(name: str) -> str | None:
     return found
 
 
+def missing_component(what: str, install: str) -> NoReturn:
+    """A test needs ``what``, which is not there: skip with the reason and the ``install``
+    line, except under CI (``CI=true``), where the test fails: CI must run every test."""
+    reason = f"{what} not installed ({install})"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}; CI must run this test, .ci/run installs it", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+#: The Debian package of each system program a test runs.
+PACKAGE_OF = {
+    "mosquitto": "mosquitto",
+    "mosquitto_passwd": "mosquitto",
+    "openssl": "openssl",
+    "cc": "gcc",
+    "make": "make",
+}
+
+
 def require_executable(name: str) -> str:
+    """The path of the program ``name``; without it, :func:`missing_component`."""
     path = find_executable(name)
     if path is None:
-        reason = f"{name} not installed (apt-get install mosquitto)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason}; CI must run the MQTT tests against a real broker")
-        pytest.skip(reason)
+        missing_component(name, f"apt-get install -y {PACKAGE_OF.get(name, name)}")
     return path
+
+
+def require_chromium() -> tuple[str, str]:
+    """Chromium and its driver (Debian's chromium and chromium-driver): their paths;
+    without either, :func:`missing_component`."""
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if binary is None or driver is None:
+        missing_component("chromium or chromedriver", "apt-get install -y chromium chromium-driver")
+    return binary, driver
+
+
+#: The C device library (firmware/).
+FIRMWARE = Path(__file__).resolve().parents[1] / "firmware"
+
+
+def build_firmware() -> Path:
+    """``make -C firmware SANITIZE=1 BUILD=build-san all``: the folder with table-posix and
+    test-golden, built under AddressSanitizer and UBSan.
+
+    Test processes (pytest-xdist's workers) build one at a time, under a lock in the build
+    folder: two compilers writing one binary, or one rewriting it while another test runs
+    it, would break both. After the first build, make finds everything up to date."""
+    require_executable("cc")
+    require_executable("make")
+    build = FIRMWARE / "build-san"
+    build.mkdir(exist_ok=True)
+    with (build / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(
+            ["make", "-s", "-C", str(FIRMWARE), "SANITIZE=1", "BUILD=build-san", "all"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    assert done.returncode == 0, f"make -C firmware failed:\n{done.stdout}{done.stderr}"
+    return build
 
 
 def free_port() -> int:

@@ -1,20 +1,19 @@
 """Dashboard fixtures: a real Mosquitto, and headless Chromium driven by Selenium.
 
 Without Mosquitto, or Chromium and its driver, the tests that need them skip, except
-under CI (``CI=true``), where they fail: CI must test the page in a real browser.
+under CI (``CI=true``), where they fail naming the install line: CI must test the page in
+a real browser.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import Broker, running_broker
+from tests.helpers import Broker, require_chromium, running_broker
 
 
 @pytest.fixture
@@ -23,31 +22,18 @@ def mosquitto(tmp_path: Path) -> Iterator[Broker]:
     yield from running_broker(tmp_path)
 
 
-def _missing(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason}; CI must run the dashboard's browser test")
-    pytest.skip(reason)
-
-
 @pytest.fixture
 def browser() -> Iterator[Any]:
     """Headless Chromium (Debian's chromium and chromium-driver), closed after the test.
 
     The driver's path is given explicitly, so Selenium Manager never tries to download one.
     """
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_path = shutil.which("chromedriver")
-    if chromium is None or driver_path is None:
-        _missing(
-            "chromium or chromedriver not installed (apt-get install chromium chromium-driver)"
-        )
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _missing("selenium not installed (pip install -e '.[dev]')")
+    chromium, driver_path = require_chromium()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
     options = webdriver.ChromeOptions()
-    options.binary_location = str(chromium)
+    options.binary_location = chromium
     for argument in (
         "--headless=new",
         "--no-sandbox",
@@ -60,7 +46,7 @@ def browser() -> Iterator[Any]:
     ):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"intl.accept_languages": "en-GB,en"})
-    driver = webdriver.Chrome(service=Service(executable_path=str(driver_path)), options=options)
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
     driver.set_page_load_timeout(30)
     try:
         yield driver

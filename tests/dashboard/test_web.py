@@ -8,9 +8,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-
-pytest.importorskip("aiohttp")
-
 from aiohttp.test_utils import TestClient, TestServer
 
 from tablectl.dashboard.auth import hash_password

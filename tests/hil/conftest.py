@@ -5,30 +5,18 @@ TCP and once over a pty, as a table's firmware on another board would be."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.helpers import stop_process
+from tests.helpers import build_firmware, stop_process
 from tests.hil.serve import serve
-
-FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 
 
 def _c_table(endpoint: list[str]) -> tuple[subprocess.Popen[str], str]:
     """The C firmware's POSIX port (built with the sanitizers), serving ``endpoint``."""
-    if shutil.which("cc") is None:
-        pytest.skip("no C compiler")
-    subprocess.run(
-        ["make", "-s", "-C", str(FIRMWARE), "SANITIZE=1", "BUILD=build-san", "all"],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return serve(endpoint, [str(FIRMWARE / "build-san" / "table-posix")])
+    return serve(endpoint, [str(build_firmware() / "table-posix")])
 
 
 @pytest.fixture(params=["tcp", "pty", "c-tcp", "c-pty"])

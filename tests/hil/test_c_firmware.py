@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,25 +20,15 @@ from firmware_bridge import Link, Role
 from firmware_bridge import messages as m
 from firmware_bridge.transport import open_transport
 from tests.bridge.test_messages import GOLDEN
+from tests.helpers import build_firmware
 
-FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
-BUILD = FIRMWARE / "build-san"
 SANITIZERS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
-
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
 
 
 @pytest.fixture(scope="module")
 def built() -> Path:
     """``make -C firmware SANITIZE=1 BUILD=build-san``: both programs."""
-    subprocess.run(
-        ["make", "-s", "-C", str(FIRMWARE), "SANITIZE=1", "BUILD=build-san", "all"],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return BUILD
+    return build_firmware()
 
 
 def test_the_golden_byte_vectors_agree(built: Path) -> None:
