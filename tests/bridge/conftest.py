@@ -40,6 +40,17 @@ def fast_timing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.fixture
+def patient_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A silence timeout (5 s) no stall of a loaded machine reaches, for tests whose pair
+    must stay up and that do not test silence detection: both links share one event loop,
+    so a 0.3 s stall of it (a loaded machine) silences the peer too, and the link judges
+    the silence before the peer's next heartbeat reaches it ("no frame from the peer for
+    0.3 s", seen under the "everything" faults). Nothing waits for this timeout, so it
+    costs no time."""
+    monkeypatch.setattr(link_mod, "LINK_TIMEOUT", 5.0)
+
+
 #: Longer than any test waits (exchange() gives up after 30 s): a timer this long never fires.
 NEVER = 3600.0
 

@@ -130,6 +130,7 @@ FAULTS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
+@pytest.mark.usefixtures("patient_link")
 @pytest.mark.parametrize("profile", list(FAULTS))
 async def test_exactly_once_in_order_under_faults(
     profile: str, monkeypatch: pytest.MonkeyPatch

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import firmware_bridge.link as link_mod
 from firmware_bridge.codec import Flags, Frame, FrameDecoder, encode_frame
 from firmware_bridge.link import Link, LinkEvent, LinkRefused, LinkUp, RefusalKind, Role
 from firmware_bridge.messages import DiceRoll, Key, KeyPress, WallTake
@@ -60,8 +61,14 @@ async def test_every_frame_is_signed_both_ways() -> None:
             assert stats.replay_dropped == 0
 
 
+@pytest.mark.usefixtures("patient_link")
 @pytest.mark.parametrize("profile", ["drop_20", "bit_flips", "everything"])
-async def test_a_signed_session_is_exactly_once_under_faults(profile: str) -> None:
+async def test_a_signed_session_is_exactly_once_under_faults(
+    profile: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Delivery is checked here, not the give-up limit: out of reach, for the reason
+    # test_exactly_once_in_order_under_faults gives.
+    monkeypatch.setattr(link_mod, "MAX_RETRANSMITS", 30)
     faults: dict[str, Any] = FAULTS[profile]
     async with link_pair(
         host_faults={"seed": 5, **faults}, device_faults={"seed": 6, **faults}, signing_key=KEY
