@@ -218,8 +218,13 @@ class Daemon:
         max_games: int | None = None,
         on_game: Callable[[Table, dict[str, Any]], None] | None = None,
         on_hand: Callable[[Table, HandRecord], None] | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``monotonic`` times the claim windows, the game clock and the staff lock-out:
+        a test that needs the same frames from the same seed gives one that stands still
+        (the seat displays show the game clock)."""
         self.config = config
+        self.monotonic = monotonic
         self.claim_window_s = claim_window_s
         self.new_games = new_games
         self.max_games = max_games
@@ -330,14 +335,14 @@ class Daemon:
             post=self._post,
             recorder=recorder,
             publisher=publisher,
-            now=time.monotonic,
+            now=self.monotonic,
             table_id=config.table_id,
             state=resumed.state if resumed is not None else None,
             claim_window_s=self.claim_window_s,
             new_games=self.new_games,
             on_game_over=self._game_over,
             rules_ref=rules_ref,
-            staff=StaffGate(config.staff.pin_hash, time.monotonic),
+            staff=StaffGate(config.staff.pin_hash, self.monotonic),
             rules_menu=config.staff.rules_menu or (config.rules,),
             load_rules=load_rules_ref,
             hold_on_tray_mismatch=config.hold_next_hand,

@@ -91,10 +91,12 @@ async def run_demo(
     is closed."""
     results: list[dict[str, Any]] = []
     live = not as_json and out.isatty()
-    if not as_json:
-        out.write(f"tablectl demo: {rules}, seed {seed}; Ctrl-C to quit\n")
-        out.flush()
     with _stop_signals() as stop, tempfile.TemporaryDirectory(prefix="tablectl-demo-") as tmp:
+        if not as_json:
+            # Once the handlers are in: a Ctrl-C after this line ends the demo cleanly
+            # (a script driving the demo waits for it before it signals).
+            out.write(f"tablectl demo: {rules}, seed {seed}; Ctrl-C to quit\n")
+            out.flush()
         journal_path = journal or Path(tmp) / "journal.sqlite3"
         for game in range(games):
             result = await _one_game(

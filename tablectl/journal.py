@@ -79,6 +79,11 @@ class JournalError(Exception):
     """
 
 
+class JournalNotReady(JournalError):
+    """A file opened to be read holds no journal yet: empty, or a daemon starting on it has
+    not committed the schema yet. Try again in a moment (a poller keeps polling)."""
+
+
 _SCHEMA_V1 = (
     """CREATE TABLE games (
         game_id      TEXT PRIMARY KEY,
@@ -862,6 +867,14 @@ def _prepare(path: Path, conn: sqlite3.Connection, *, readonly: bool = False) ->
             f" understands ({schema_version()}); upgrade tablectl"
         )
     if readonly:
+        if version == 0:
+            # The daemon creates the file, switches it to WAL, then commits the schema: a
+            # reader in between (`tablectl records` as the daemon first starts) would fail
+            # on the first table it asks for ("no such table: games").
+            raise JournalNotReady(
+                f"{path}: no journal in it yet (a daemon starting on it creates one within"
+                " a moment; try again)"
+            )
         return
     try:
         problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)").fetchall()]

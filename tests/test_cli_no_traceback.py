@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
-import time
 import types
 from pathlib import Path
 from typing import Any
@@ -157,12 +157,21 @@ def test_demo_stops_cleanly_on_ctrl_c(sig: signal.Signals, code: int) -> None:
     process = subprocess.Popen(
         _tablectl("demo"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(2.0)
-    process.send_signal(sig)
-    out, err = process.communicate(timeout=30)
+    try:
+        # The banner is printed once the demo's signal handlers are in: signal then, not
+        # after a guessed delay (a loaded machine took more than 2 s to get there). The
+        # 60 s only bound a demo that never starts.
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        banner = process.stdout.readline() if ready else ""
+        assert banner == "tablectl demo: ariari, seed 1; Ctrl-C to quit\n"
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
     assert process.returncode == code
     assert err == "tablectl demo: stopped\n"
-    assert out.startswith("tablectl demo: ariari, seed 1; Ctrl-C to quit\n")
 
 
 def test_a_ctrl_c_while_the_command_loads_is_one_line(

@@ -40,6 +40,38 @@ def fast_timing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.fixture
+def patient_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A silence timeout (5 s) no stall of a loaded machine reaches, for tests whose pair
+    must stay up and that do not test silence detection: both links share one event loop,
+    so a 0.3 s stall of it (a loaded machine) silences the peer too, and the link judges
+    the silence before the peer's next heartbeat reaches it ("no frame from the peer for
+    0.3 s", seen under the "everything" faults). Nothing waits for this timeout, so it
+    costs no time."""
+    monkeypatch.setattr(link_mod, "LINK_TIMEOUT", 5.0)
+
+
+#: Longer than any test waits (exchange() gives up after 30 s): a timer this long never fires.
+NEVER = 3600.0
+
+
+@pytest.fixture
+def lossless_timing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retransmission and silence timers that cannot fire, for tests of a lossless line.
+
+    With the fast timings a retransmission is due 5 to 80 ms after a send: on a loaded
+    machine the event loop can stall that long before it reads the ack, so the peer resends
+    a frame that had arrived and it is counted as a duplicate (the same for a link lost to
+    a 0.3 s stall). On a lossless line only such stalls can cause them, so a test asserting
+    "no retransmission, no duplicate, one handshake" turns the timers off: then those counts
+    say that every frame arrived once and first time, whatever the scheduler did, and a
+    frame that really went missing stalls the exchange into its timeout and fails the test.
+    """
+    for name in ("RETRANSMIT_TIMEOUT", "RETRANSMIT_TIMEOUT_MIN", "RETRANSMIT_TIMEOUT_MAX",
+                 "LINK_TIMEOUT"):  # fmt: skip
+        monkeypatch.setattr(link_mod, name, NEVER)
+
+
 def _open_fds() -> dict[int, str]:
     fds = {}
     for name in os.listdir("/proc/self/fd"):

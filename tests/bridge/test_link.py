@@ -88,15 +88,17 @@ async def exchange(host: Link, device: Link, n: int) -> None:
     assert got_evts == evts
 
 
+@pytest.mark.usefixtures("lossless_timing")
 async def test_clean_exchange_and_stats() -> None:
     async with link_pair() as (host, device):
         assert isinstance(host.peer, HelloReply) and host.peer.firmware_version == "sim-1.0"
         assert isinstance(device.peer, Hello)
         await exchange(host, device, 50)
-        stats = host.stats
-        assert stats.handshakes == 1 and stats.retransmits == 0 and stats.crc_errors == 0
-        assert stats.frames_out >= 50 and stats.frames_in >= 50
-        assert stats.as_dict()["duplicates_dropped"] == 0
+        for link in (host, device):
+            stats = link.stats
+            assert stats.handshakes == 1 and stats.retransmits == 0 and stats.crc_errors == 0
+            assert stats.frames_out >= 50 and stats.frames_in >= 50
+            assert stats.as_dict()["duplicates_dropped"] == 0
 
 
 @pytest.mark.parametrize("profile", ["clean", "drop_20"])
@@ -128,6 +130,7 @@ FAULTS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
+@pytest.mark.usefixtures("patient_link")
 @pytest.mark.parametrize("profile", list(FAULTS))
 async def test_exactly_once_in_order_under_faults(
     profile: str, monkeypatch: pytest.MonkeyPatch

@@ -6,11 +6,14 @@ import csv
 import io
 import json
 import random
+import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import tablectl.journal as journal_mod
 from tablectl.cli import main
 from tablectl.journal import Journal
 from tablectl.replay import ReplayResult
@@ -190,6 +193,49 @@ def test_an_empty_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert code == 0 and out == "no games in the journal\n"
     code, out, _ = run(["records", "--journal", str(path)], capsys)
     assert code == 0 and out == "no finished games\n"
+
+
+@pytest.mark.parametrize("command", [["journal", "list"], ["records"], ["journal", "export"]])
+def test_reading_a_journal_the_daemon_is_creating(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: list[str],
+) -> None:
+    """`tablectl records` as the daemon first starts: the file exists, in WAL mode, and the
+    schema's transaction is not committed yet. One line saying so, not "no such table"."""
+    path = tmp_path / "j.sqlite3"
+    in_schema, finish = threading.Event(), threading.Event()
+    create_v1 = journal_mod.MIGRATIONS[1]
+
+    def held_v1(conn: sqlite3.Connection) -> None:
+        create_v1(conn)
+        in_schema.set()
+        finish.wait(10)
+
+    monkeypatch.setitem(journal_mod.MIGRATIONS, 1, held_v1)
+    daemon = threading.Thread(target=lambda: Journal.open(path).close())
+    daemon.start()
+    try:
+        assert in_schema.wait(10)
+        code, out, err = run([*command, "--journal", str(path)], capsys)
+    finally:
+        finish.set()
+        daemon.join()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "no journal in it yet" in err and str(path) in err
+    code, out, err = run([*command, "--journal", str(path)], capsys)  # created: readable
+    assert code == (2 if command[-1] == "export" else 0) and "no journal in it yet" not in err
+
+
+def test_an_empty_file_is_no_journal_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What a reader sees in the instant after the daemon's sqlite3.connect() made the file.
+    path = tmp_path / "j.sqlite3"
+    path.touch()
+    code, out, err = run(["journal", "list", "--journal", str(path)], capsys)
+    assert code == 2 and out == "" and "no journal in it yet" in err
 
 
 def test_journal_and_config_are_exclusive(capsys: pytest.CaptureFixture[str]) -> None:

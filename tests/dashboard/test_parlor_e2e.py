@@ -22,7 +22,7 @@ import pytest
 from tablectl.dashboard.auth import hash_password
 from tablectl.journal import Journal
 from tablectl.mqtt_signing import new_secret
-from tests.dashboard.test_browser import PASSWORD, Dashboard, _text, _wait
+from tests.dashboard.test_browser import PASSWORD, Dashboard, _wait
 from tests.helpers import Broker, free_port, stop_process
 from tests.hil.serve import serve
 
@@ -105,17 +105,49 @@ def parlor(mosquitto: Broker, tmp_path: Path) -> Iterator[tuple[list[ParlorTable
             table.stop()
 
 
+#: The visible text of the first element matching each selector, "" for none (or one not
+#: shown), read by one script: the live tables rebuild their cards many times a second,
+#: and a read made of WebDriver calls (find, then .text, per element) spans a rebuild and
+#: fails as stale. Under load the eight of the scores never got through: 31 tries in 10 s,
+#: every one stale, and "the page never showed the scores". A script runs between two
+#: renders, so it sees one page.
+_READ = """
+return arguments[0].map((css) => {
+  const e = document.querySelector(css);
+  return e && e.getClientRects().length ? e.innerText.trim() : "";
+});
+"""
+
+
+def _texts(driver: Any, *css: str) -> list[str]:
+    return list(driver.execute_script(_READ, list(css)))
+
+
+def _text(driver: Any, css: str) -> str:
+    return _texts(driver, css)[0]
+
+
 def _scores(driver: Any, table: str) -> list[str]:
     card = f'[data-table="{table}"]'
-    return [_text(driver, f'{card} .seat[data-seat="{n}"] .score') for n in range(4)]
+    return _texts(driver, *(f'{card} .seat[data-seat="{n}"] .score' for n in range(4)))
+
+
+#: Click the first element matching the selector if it is shown (true), or do nothing
+#: (false). The click runs just after the script returns: a click that opens a confirm()
+#: would otherwise block the script, and WebDriver would dismiss the dialog.
+_CLICK = """
+const e = document.querySelector(arguments[0]);
+if (!e || !e.getClientRects().length) return false;
+setTimeout(() => e.click(), 0);
+return true;
+"""
 
 
 def _click(driver: Any, what: str, css: str) -> None:
-    """Click ``css`` once it is there; live tables re-render the page many times a second,
-    so an element found a moment ago may be gone (retried, as _wait does)."""
-    from selenium.webdriver.common.by import By
-
-    _wait(driver, what, lambda d: d.find_element(By.CSS_SELECTOR, css).click() or True)
+    """Click ``css`` once it is there, in one script for the reason of _READ: a find and
+    then a click spanned a rebuild of p1's card for 10 s under load ("the page never
+    showed p1's card"), every try stale."""
+    _wait(driver, what, lambda d: d.execute_script(_CLICK, css))
 
 
 def test_two_tables_a_staff_call_a_killed_daemon_and_a_dashboard_restart(

@@ -15,7 +15,7 @@ import pytest
 
 import firmware_bridge.conformance as conformance
 from firmware_bridge.transport import open_transport
-from tablectl.journal import Journal
+from tablectl.journal import Journal, JournalNotReady
 from tests.hil.serve import HW_SIM, serve
 
 START_S = 30.0
@@ -120,12 +120,16 @@ def test_the_daemon_plays_whole_games_against_a_table_in_another_process(
         while time.monotonic() < deadline and len(finished) < 2:
             assert daemon.poll() is None, log.read_text()
             time.sleep(0.5)
-            if (tmp_path / "journal.sqlite3").exists():
+            if not (tmp_path / "journal.sqlite3").exists():
+                continue
+            try:
                 journal = Journal.open(tmp_path / "journal.sqlite3", readonly=True)
-                try:
-                    finished = [g for g in journal.games() if g.status == "finished"]
-                finally:
-                    journal.close()
+            except JournalNotReady:
+                continue  # the daemon is creating it
+            try:
+                finished = [g for g in journal.games() if g.status == "finished"]
+            finally:
+                journal.close()
         assert len(finished) >= 2, log.read_text()
     finally:
         daemon.terminate()
