@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 CONFIG = DEPLOY / "tablectl.toml"
 UNIT = DEPLOY / "tablectl.service"
+DASHBOARD_UNIT = DEPLOY / "tablectl-dashboard.service"
 UDEV = DEPLOY / "99-mahjong-table.rules"
 BROKER_CONF = DEPLOY / "mosquitto" / "tablectl.conf"
 ACL = DEPLOY / "mosquitto" / "tablectl.acl"
@@ -83,12 +84,23 @@ def test_the_example_config_loads_with_the_daemons_loader() -> None:
     assert len(config.staff.rules_menu) == 3
 
 
-def test_the_example_config_fails_only_for_the_ca_file_off_the_pi() -> None:
-    # The one file the loader would want is the CA certificate; nothing else is missing.
-    if Path("/etc/tablectl/parlor-ca.pem").exists():
-        pytest.skip("this machine has the parlor's CA file")
-    with pytest.raises(ConfigError, match=r"ca_file: no file at /etc/tablectl/parlor-ca.pem"):
-        load_config(CONFIG)
+def test_the_example_config_passes_every_check_on_a_pi(tmp_path: Path) -> None:
+    # With every check on, the loader wants what a Pi has: the journal's folder (the unit's
+    # StateDirectory), the socket's (its RuntimeDirectory) and the CA file. The same
+    # config with those places moved under a temp root, and made there, must load.
+    text = CONFIG.read_text()
+    places = ("/var/lib/tablectl", "/run/tablectl", "/etc/tablectl")
+    for place in places:
+        assert place in text, place
+        (tmp_path / place.lstrip("/")).mkdir(parents=True)
+        text = text.replace(place, str(tmp_path / place.lstrip("/")))
+    (tmp_path / "etc/tablectl/parlor-ca.pem").write_text("a CA certificate\n")
+    config = tmp_path / "tablectl.toml"
+    config.write_text(text)
+    assert load_config(config).table_id == "table-07"
+    (tmp_path / "etc/tablectl/parlor-ca.pem").unlink()
+    with pytest.raises(ConfigError, match=r"ca_file: no file at .*/etc/tablectl/parlor-ca.pem"):
+        load_config(config)
 
 
 def test_the_files_agree_with_each_other() -> None:
@@ -122,7 +134,8 @@ def test_the_files_agree_with_each_other() -> None:
 # -- the systemd unit -------------------------------------------------------------------
 
 
-def test_the_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+@pytest.mark.parametrize("unit_file", [UNIT, DASHBOARD_UNIT], ids=lambda path: path.name)
+def test_the_unit_passes_systemd_analyze_verify(tmp_path: Path, unit_file: Path) -> None:
     analyze = _require("systemd-analyze", "systemd")
     # verify checks that ExecStart's program exists and is executable on this machine; the
     # venv of docs/pi.md is on the Pi, not here. A copy of the unit whose ExecStart names a
@@ -131,17 +144,17 @@ def test_the_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     stand_in = tmp_path / "tablectl"
     stand_in.write_text("#!/bin/sh\nexit 0\n")
     stand_in.chmod(0o755)
-    text = UNIT.read_text()
+    text = unit_file.read_text()
     real = "ExecStart=/opt/tablectl/bin/tablectl "
     assert text.count(real) == 1
-    unit = tmp_path / UNIT.name
+    unit = tmp_path / unit_file.name
     unit.write_text(text.replace(real, f"ExecStart={stand_in} "))
     done = subprocess.run(
         [analyze, "verify", str(unit)], check=False, capture_output=True, text=True, timeout=60
     )
     # verify exits 0 on an unknown key or a value it cannot parse, only warning about it on
     # stderr, naming the file: any line about the unit fails the test.
-    about_unit = [line for line in done.stderr.splitlines() if UNIT.name in line]
+    about_unit = [line for line in done.stderr.splitlines() if unit_file.name in line]
     assert done.returncode == 0, done.stderr
     assert about_unit == [], done.stderr
 
