@@ -194,7 +194,8 @@ class WallFollower:
 
     def expected_take(self, seat: int) -> tuple[int, ...] | None:
         """The positions ``seat`` lifts if it takes now (a deal block or one tile), with the
-        discard inferred as the daemon would; None if the tracker refuses that take."""
+        discard inferred as the daemon would; None if the tracker refuses that take, or if
+        a tile it names is no longer in the wall (see :meth:`out_of_the_wall`)."""
         state = self.state
         if state is None:
             return None
@@ -202,7 +203,22 @@ class WallFollower:
         new = W.wall_step(self.rules, state, Take(seat))
         if isinstance(new, Refusal):
             return None
-        return new.taken[len(state.taken) :]
+        positions = new.taken[len(state.taken) :]
+        gone = self.out_of_the_wall(positions)
+        if gone:
+            _log.warning("wall follower: seat %d's next take %s: %s already out of the wall;"
+                         " the table's reports and its wall differ, nobody takes",
+                         seat, list(positions), gone)  # fmt: skip
+            return None
+        return positions
+
+    def out_of_the_wall(self, positions: tuple[int, ...]) -> list[int]:
+        """The ``positions`` whose tiles were already lifted. The tracker follows what the
+        table reported, the wall what players did; they differ after a take the table
+        could not report (its event queue was full: ``EVENT_OVERFLOW``) and after dice
+        rolled again without a shuffle (a re-roll starts the tracker on a dealt wall).
+        A tile lifted once cannot be lifted again, so no take is due then."""
+        return [p for p in positions if not self.firmware.wall.present(p)]
 
     def take_zone(self, seat: int) -> Zone:
         """Where ``seat``'s take goes at a table with seat readers: its hand, or (kantan,
@@ -426,6 +442,9 @@ class BotTable:
         self.refusals: list[tuple[int, str]] = []
         self.stalls = 0
         self.hands_started = 0
+        #: Hands the bots stopped playing because no take was due by the wall tracker
+        #: where one was expected (it refused, or the tiles it named were already lifted).
+        self.hands_left = 0
         #: Seconds to wait before each move of play, for people watching (0: none). It
         #: changes when the bots act, never what they do; prompts are answered at once.
         self.pace = 0.0
@@ -1215,7 +1234,10 @@ class BotTable:
         positions = self.follower.expected_take(seat)
         after = self.follower.after_take(seat)
         if positions is None or after is None:
-            _log.warning("bots: seat %d cannot take (wall tracker refuses)", seat)
+            # The tracker refuses, or names tiles already lifted: the bots leave the rest
+            # of this hand to people (staff) and play again from the next ROLL?.
+            _log.warning("bots: seat %d cannot take (wall tracker refuses): hand left", seat)
+            self.hands_left += 1
             return False
         centre = self.fw.centre
         before_left = centre.tiles_left if centre is not None else None

@@ -361,7 +361,8 @@ class SimTable:
             positions = self.follower.expected_take(seat)
             if positions is None:
                 raise ValueError(
-                    f"seat {seat} has no take due by the wall tracker; give a position"
+                    f"seat {seat} has no take due by the wall tracker (none, or its tiles"
+                    " were already lifted); give a position"
                 )
         else:
             positions = tuple(range(pos, pos + count)) if count > 1 else (pos,)

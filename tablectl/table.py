@@ -127,6 +127,8 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
         self.capabilities = m.Capability.NONE
         self.reset_zones()
         self.faults: set[m.FaultCode] = set()
+        self.sessions = 0
+        self.roll_session = None
         self.resume_phase = "table_idle" if self.state.wall is None else "table_playing_turn"
         #: What each display and lamp slot was last sent (its field values).
         self.sent: dict[tuple[str, int], dict[str, Any]] = {}
@@ -351,6 +353,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             await self.state_model.to_offline()
         await self.state_model.trigger("link_up")
         await self.state_model.trigger("hello_ok")
+        self.sessions += 1
         self.sent.clear()  # re-send every display: the table may have rebooted
         # The table may hold faults latched that this daemon never saw (it was restarted
         # while FAULT showed); the TableStatus answer says which (docs/protocol.md).
@@ -692,13 +695,16 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             if self.phase in ("table_shuffling", "table_walls_up"):
                 await self._to("table_idle")
                 await self._start_hand()
-            elif self.phase == "table_dice":
+            elif self.phase == "table_dice" and self.roll_session != self.sessions:
                 # The table reports its events in order, and this one when the line went:
                 # had it rolled, its DiceResult would have come before. So our DiceRoll
                 # was lost with the session (commands are not kept across it), and the
-                # dealer, who already pressed OK, waits for dice that never come.
+                # dealer, who already pressed OK, waits for dice that never come. Not so
+                # for a DiceRoll sent in this session: the fault tells of an older one
+                # (queued behind a backlog), and the table rolls what it was asked to.
                 log.info("[%s] the roll was lost with the link: rolling again", self.table_id)
                 self.post_command(m.DiceRoll())
+                self.roll_session = self.sessions
             return
         self.faults.add(code)
         if self.phase.startswith("table_"):

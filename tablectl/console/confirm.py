@@ -46,6 +46,7 @@ class ConfirmFlow(ConsoleHost):
             self.consoles[seat].prompt = ""
             await self._trigger("roll")
             self.post_command(m.DiceRoll())
+            self.roll_session = self.sessions
 
     async def _confirm_prompt(self, seat: int, key: m.Key) -> None:
         pending = self.pending

@@ -138,6 +138,10 @@ class ConsoleHost:
     #: Per seat, what its display said when its hand zone disagreed with the tiles this
     #: hand (a keyed win entry shows it again: it says why the value is keyed).
     hand_misread: dict[int, str]
+    #: Link sessions so far (each ``link_up``), and the one the last DiceRoll went out in:
+    #: a HOST_SILENT fault tells of a session before the current one (see ``_fault``).
+    sessions: int
+    roll_session: int | None
 
     # What one flow asks of another (or of the table), resolved in :class:`Table`.
 

@@ -471,6 +471,24 @@ async def test_a_roll_made_before_the_link_dropped_is_not_asked_for_again() -> N
     assert rig.table.phase == "table_dealing"
 
 
+async def test_a_host_silent_older_than_the_roll_asks_for_no_second_roll() -> None:
+    # The table lost an earlier host and queued HOST_SILENT; behind a backlog of events
+    # it reaches this daemon after the walls went up and the DiceRoll went out in this
+    # session. The table got that DiceRoll: asking again rolled the dice twice (the
+    # storm test's simulator then dealt from a wall already dealt).
+    rig = Rig()
+    await rig.up()
+    for wall in range(rig.players):
+        await rig.send(m.WallStatus(wall=wall, state=m.WallState.DONE))
+    await rig.key(rig.state.dealer, K.OK)
+    assert rig.table.phase == "table_dice"
+    before = len(rig.sent)
+    await rig.send(m.Fault(code=m.FaultCode.HOST_SILENT, text="host silent: motors stopped"))
+    assert m.DiceRoll() not in rig.sent[before:]
+    await rig.send(m.DiceResult(die1=3, die2=4))
+    assert rig.table.phase == "table_dealing"
+
+
 async def test_a_fault_while_waiting_for_the_dice_ends_with_a_new_roll() -> None:
     # Cleared with OK, a fault in table_dice must not leave the table waiting for dice
     # nobody asked for: the dealer is prompted to roll again.
