@@ -325,7 +325,7 @@ class Journal:
         program's database, damaged, or written by a newer tablectl.
         """
         path = Path(path)
-        _check_kind(path, may_be_absent=create and not readonly)
+        _check_kind(path, may_be_absent=create and not readonly, readonly=readonly)
         if not readonly:
             _check_writable(path)
         try:
@@ -801,7 +801,7 @@ class Journal:
 COMPANIONS = ("-wal", "-shm")
 
 
-def _check_kind(path: Path, *, may_be_absent: bool) -> None:
+def _check_kind(path: Path, *, may_be_absent: bool, readonly: bool = False) -> None:
     """The journal is a regular file (or, with ``may_be_absent``, not there yet), never a
     directory, a FIFO, a device or a symlink to one, and never an empty file: an empty
     file is someone else's mistake, not a journal to start afresh in (only an absent
@@ -817,6 +817,13 @@ def _check_kind(path: Path, *, may_be_absent: bool) -> None:
         if problem is not None:
             raise JournalError(f"{path}{suffix}: {problem}; the journal's {suffix} must be a file")
     if path.exists() and path.stat().st_size == 0 and not _has_log(path):
+        if readonly:
+            # A reader cannot tell a stray empty file from the instant after a daemon's
+            # sqlite3.connect() made the file: a poller keeps polling (JournalNotReady).
+            raise JournalNotReady(
+                f"{path}: an empty file (0 bytes), no journal in it yet: a daemon starting"
+                " on it writes one within a moment; otherwise it is not a journal"
+            )
         raise JournalError(
             f"{path}: an empty file (0 bytes), not a journal; remove it to start a new"
             " journal there, or name the journal file"
