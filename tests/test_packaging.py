@@ -28,7 +28,11 @@ PACKAGES = ("tablectl", "firmware_bridge", "hw_sim")
 # A package an extra provides may be imported only by these files, and the command that
 # loads them answers its absence with one line naming the extra.
 EXTRA_IMPORTERS = {
-    "dashboard": {"tablectl/dashboard/web.py", "tablectl/dashboard/server.py"},
+    "dashboard": {
+        "tablectl/dashboard/web.py",
+        "tablectl/dashboard/server.py",
+        "tablectl/dashboard/guard.py",
+    },
 }
 
 # What the source copy leaves out: the .gitignore'd outputs and the developer's venv, so the
