@@ -146,7 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--signing-key", type=_signing_key, metavar="HEX",
                        help="sign and require signed frames with this 32-byte key (64 hex "
                        "digits); the daemon's URL then needs ?signing_key=HEX")  # fmt: skip
-    serve.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
+    serve.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        help="logging level (default WARNING)",
+    )
     send = sub.add_parser("send", help="send one control request and print the reply")
     send.add_argument("port", type=_port, help="the control interface port")
     send.add_argument("request", help='a JSON request, e.g. \'{"cmd": "state"}\'')
