@@ -70,6 +70,17 @@ presets: {", ".join(preset_names())}
 """
 
 
+def _port(text: str) -> int:
+    """A TCP port, 0..65535 (0: any free one)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535, not {port}")
+    return port
+
+
 def _seats(text: str) -> set[int]:
     try:
         seats = {int(s) for s in text.split(",") if s.strip()}
@@ -105,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     where = serve.add_mutually_exclusive_group(required=True)
     where.add_argument("--pty", action="store_true", help="serve on a new pty (path printed)")
-    where.add_argument("--tcp", type=int, metavar="PORT", help="serve socket://127.0.0.1:PORT")
+    where.add_argument("--tcp", type=_port, metavar="PORT", help="serve socket://127.0.0.1:PORT")
     serve.add_argument(
         "--rules", default="ariari", choices=preset_names(), help="house rules preset"
     )
@@ -119,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--seats", type=_seats, help="seats the bots play, e.g. 1,2,3 (default all)")
     serve.add_argument("--max-games", type=int, help="stop the bots after N games")
     serve.add_argument("--scenario", type=Path, metavar="FILE", help="run a JSON Lines scenario")
-    serve.add_argument("--control", type=int, metavar="PORT", help="control interface port")
+    serve.add_argument("--control", type=_port, metavar="PORT", help="control interface port")
     serve.add_argument("--faults", default="", metavar="SPEC", help="fault plan (see below)")
     serve.add_argument("--fault-seed", type=int, default=0, help="seed of the fault plan")
     serve.add_argument(
@@ -135,9 +146,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--signing-key", type=_signing_key, metavar="HEX",
                        help="sign and require signed frames with this 32-byte key (64 hex "
                        "digits); the daemon's URL then needs ?signing_key=HEX")  # fmt: skip
-    serve.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
+    serve.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        help="logging level (default WARNING)",
+    )
     send = sub.add_parser("send", help="send one control request and print the reply")
-    send.add_argument("port", type=int, help="the control interface port")
+    send.add_argument("port", type=_port, help="the control interface port")
     send.add_argument("request", help='a JSON request, e.g. \'{"cmd": "state"}\'')
     send.add_argument("--host", default="127.0.0.1")
     return parser

@@ -159,7 +159,10 @@ def _check_device(where: str, url: str) -> str:
         "allowed: a serial device path (/dev/ttyUSB0), socket://HOST:PORT, usb://VID:PID"
         " (hex) or sim://NAME"
     )
-    parsed = urllib.parse.urlsplit(url)
+    try:
+        parsed = urllib.parse.urlsplit(url)
+    except ValueError:  # an unclosed "[" of an IPv6 host
+        raise ConfigError(f"{where} is {_show(url)}; {allowed}") from None
     _check_device_options(where, url, parsed)
     if url.startswith("/"):
         return url
@@ -567,7 +570,12 @@ def load_config(path: str | Path, *, check_files: bool = True) -> DaemonConfig:
     """Read and check the config file at ``path``; raises :class:`ConfigError`.
     ``check_files`` as in :func:`parse_config`."""
     source = Path(path)
-    if not source.exists():
+    try:
+        there = source.exists()
+    except OSError as exc:  # a name longer than the file system allows
+        why = exc.strerror
+        raise ConfigError(f"{_show(str(source))}: cannot read the config file: {why}") from None
+    if not there:
         raise ConfigError(f"{source}: no config file there")
     try:
         text = read_small_file(source, "config file")

@@ -29,6 +29,7 @@ from typing import Any
 from tablectl.console.staff import PinHash
 from tablectl.dashboard.auth import PasswordError, check_password_hash
 from tablectl.mqtt_signing import secret_problem
+from tablectl.rules.loader import read_small_file
 
 __all__ = [
     "DEFAULT_LISTEN",
@@ -152,13 +153,15 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def _read_file(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            raw = tomllib.load(handle)
+        # A regular file only: /dev/zero or a FIFO would be read for ever.
+        raw = tomllib.loads(read_small_file(path, "config file"))
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read: {exc.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else "not TOML"
         raise SettingsError(f"{path}: not valid TOML: {reason}") from None
+    except ValueError as exc:  # not a regular file, too big, not UTF-8
+        raise SettingsError(f"{path}: cannot read: {exc}") from None
     section = raw.get("dashboard", {})
     if not isinstance(section, dict):
         raise SettingsError(f"{path}: [dashboard] must be a table of options")

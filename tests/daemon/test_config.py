@@ -151,6 +151,7 @@ BASE_TABLE = '[table]\nid = "t1"\ndevice = "sim://"\nrules = "kenko"\n'
         (BASE_TABLE.replace('"sim://"', '"socket://h:70000"'), ["[table] device", "1..65535"]),
         (BASE_TABLE.replace('"sim://"', '"usb://xyz"'), ["[table] device", "VID:PID in hex"]),
         (BASE_TABLE.replace('"sim://"', '"tcp://h:1"'), ["[table] device is 'tcp://h:1'"]),
+        (BASE_TABLE.replace('"sim://"', '"socket://[::1"'), ["[table] device is 'socket://[::1'"]),
         (
             BASE_TABLE.replace('"sim://"', '"socket://h:1?signing_key=0123"'),
             ["[table] device: signing_key in the transport URL", "64 hex digits", "got 4"],
@@ -216,6 +217,9 @@ def test_broken_configs_name_file_section_and_key(
 def test_missing_and_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no config file there"):
         load_config(tmp_path / "nope.toml")
+    # A name longer than the file system allows (NAME_MAX): one line, its name cut short.
+    with pytest.raises(ConfigError, match=r"^'yyy.*\(\d+ characters\): cannot read .*too long"):
+        load_config("y" * 100_000)
     (tmp_path / "bin.toml").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ConfigError, match="bin.toml: cannot read"):
         load_config(tmp_path / "bin.toml")

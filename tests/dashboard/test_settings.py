@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,11 @@ def test_config_file(tmp_path: Path) -> None:
             load_settings("mqtt://127.0.0.1:1883", None, str(config))
     with pytest.raises(SettingsError, match="cannot read"):
         load_settings("mqtt://127.0.0.1:1883", None, str(tmp_path / "missing.toml"))
+    # A device or a FIFO would be read for ever: refused at once, as every other config.
+    os.mkfifo(tmp_path / "fifo")
+    for device in ("/dev/zero", str(tmp_path / "fifo")):
+        with pytest.raises(SettingsError, match="cannot read: not a regular file"):
+            load_settings("mqtt://127.0.0.1:1883", None, device)
     with pytest.raises(SettingsError, match="no broker"):
         load_settings(None, None, None)
 

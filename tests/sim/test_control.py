@@ -20,7 +20,7 @@ import firmware_bridge.link as link_mod
 from firmware_bridge.link import Link, Role
 from firmware_bridge.messages import Key, KeyPress, SeatDisplay, TrayTotals, WallTake
 from hw_sim import SimTable
-from hw_sim.__main__ import build_parser
+from hw_sim.__main__ import build_parser, main
 from hw_sim.control import ControlServer
 from hw_sim.faults import FaultPlan, OneShot
 from hw_sim.scenario import ScenarioError, parse_scenario, run_scenario
@@ -226,6 +226,26 @@ def test_cli_refuses_a_bad_signing_key(capsys: pytest.CaptureFixture[str]) -> No
         build_parser().parse_args(["serve", "--pty", "--signing-key", "9a9a"])
     err = capsys.readouterr().err
     assert "argument --signing-key: a signing key is 64 hex digits (32 bytes), got 4" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["send", "70000", '{"cmd": "state"}'],
+        ["serve", "--tcp", "70000"],
+        ["serve", "--tcp", "0", "--control", "-1"],
+        ["serve", "--tcp", "0", "--log-level", "loud"],
+    ],
+)
+def test_cli_refuses_a_bad_port_or_log_level(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Not an OverflowError traceback from connect() or bind().
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert (
+        "a port is 0..65535" in err or "invalid choice: 'LOUD'" in err
+    ) and "Traceback" not in err
 
 
 async def test_cli_serves_tcp_and_control() -> None:
