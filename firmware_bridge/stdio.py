@@ -10,6 +10,8 @@ here because this package is the one the other two both depend on.
   :data:`EXIT_BROKEN_PIPE` (141 = 128 + SIGPIPE, what a shell reports for a command the
   closed pipe ended, so ``set -o pipefail`` scripts see the same as with ``cat``).
 * stdin that is not UTF-8 text: one line, exit 2 (bad input, as every other).
+* a usage error (:class:`OneLineParser`): one line naming the command and the mistake,
+  exit 2, instead of argparse's usage block followed by the error.
 
 While the main function runs, ``sys.stdout`` is a thin wrapper that marks a failed write
 as :class:`OutputLost` (not an ``OSError``), so a command's own ``except OSError`` around
@@ -21,10 +23,12 @@ nothing left to fail on.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import errno
 import os
 import sys
+import typing
 from collections.abc import Callable
 from typing import Any, TextIO, cast
 
@@ -33,6 +37,7 @@ __all__ = [
     "EXIT_BROKEN_PIPE",
     "EXIT_OUTPUT_LOST",
     "InputNotText",
+    "OneLineParser",
     "OutputLost",
     "read_stdin_line",
     "run_guarded",
@@ -41,6 +46,15 @@ __all__ = [
 EXIT_OUTPUT_LOST = 74
 EXIT_BROKEN_PIPE = 141
 EXIT_BAD_INPUT = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line (``PROG: error: MESSAGE (--help ...)``),
+    exit 2; its sub-command parsers are of the same class (argparse's default)."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        """Answer a usage mistake in one line and exit 2."""
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (--help shows the usage)\n")
 
 
 class OutputLost(Exception):

@@ -10,12 +10,13 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import sys
 import textwrap
 from pathlib import Path
 
 from firmware_bridge.signing import parse_key
-from firmware_bridge.stdio import run_guarded
+from firmware_bridge.stdio import OneLineParser, run_guarded
 from hw_sim.control import COMMANDS, ControlServer
 from hw_sim.faults import LINE_FAULTS, ONE_SHOT_FAULTS, TILE_FAULTS, FaultPlan
 from hw_sim.scenario import ACTIONS, ScenarioError, run_scenario
@@ -81,6 +82,17 @@ def _port(text: str) -> int:
     return port
 
 
+def _speed(text: str) -> float:
+    """A speed factor: 0 (instant) or more, finite."""
+    try:
+        speed = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= speed < math.inf:
+        raise argparse.ArgumentTypeError(f"the speed is 0 or more (0: instant), not {text}")
+    return speed
+
+
 def _seats(text: str) -> set[int]:
     try:
         seats = {int(s) for s in text.split(",") if s.strip()}
@@ -100,7 +112,7 @@ def _signing_key(text: str) -> bytes:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line parser (``serve`` and ``send``)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m hw_sim",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -122,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--seed", type=int, default=0, help="seed of walls, dice, boot ids, bots")
     serve.add_argument(
-        "--speed", type=float, default=1.0,
+        "--speed", type=_speed, default=1.0,
         help="motor/dice durations x SPEED (1 real time, 0 instant; default 1)",
     )  # fmt: skip
     serve.add_argument("--autoplay", action=argparse.BooleanOptionalAction, default=True,

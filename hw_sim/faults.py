@@ -54,6 +54,10 @@ _log = logging.getLogger(__name__)
 LINE_FAULTS = ("corrupt", "drop", "dup")
 #: Faults that happen once, at an event count.
 ONE_SHOT_FAULTS = ("unplug", "reboot", "stuck", "tray", "tilecount")
+#: The most one-shot faults ``random=K`` draws: they fall at event counts 50..2000, so more
+#: would hit nearly every event (and a plan of a million took seconds to build).
+MAX_RANDOM_FAULTS = 1000
+
 #: One-shot faults of the seat readers (not drawn by ``random=K``).
 TILE_FAULTS = ("reader", "misread")
 #: Default unplug length (s): longer than the link timeout, so the host notices it.
@@ -174,6 +178,10 @@ class FaultPlan:
                         count = int(value)
                     except ValueError:
                         raise ValueError(f"fault {raw!r}: random=K needs an integer") from None
+                    if not 0 <= count <= MAX_RANDOM_FAULTS:
+                        raise ValueError(
+                            f"fault {raw!r}: random=K wants 0..{MAX_RANDOM_FAULTS} faults"
+                        )
                     for _ in range(count):
                         kind = rng.choice(ONE_SHOT_FAULTS)
                         plan.one_shots.append(OneShot(rng.randrange(50, 2000), kind))

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from firmware_bridge.stdio import read_stdin_line, run_guarded
+from firmware_bridge.stdio import OneLineParser, read_stdin_line, run_guarded
 from tablectl import EXIT_INTERRUPTED, __version__, stopping
 from tablectl.config import DEFAULT_JOURNAL, ConfigError, load_config
 from tablectl.journal import Journal, JournalError, export_game
@@ -554,7 +554,7 @@ def _ctl(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every sub-command."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="tablectl", description="Controller for Japanese riichi-mahjong automatic tables."
     )
     parser.add_argument("--version", action="version", version=f"tablectl {__version__}")

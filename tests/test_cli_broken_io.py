@@ -193,3 +193,30 @@ def test_lost_output_says_so_in_one_line() -> None:
     assert (done.code, done.err) == (EXIT_BROKEN_PIPE, "")
     done = _run([*TABLECTL, "staff-pin"], "pipe", b"\xff1234\n")
     assert (done.code, done.err, done.out) == (2, "tablectl: stdin is not UTF-8 text\n", b"")
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["-m", "tablectl", "replay"], "tablectl replay: error: the following arguments"),
+        (["-m", "tablectl", "records", "--journal", "a", "--config", "b"], "not allowed with"),
+        (["-m", "tablectl", "nosuch"], "tablectl: error: argument COMMAND: invalid choice"),
+        (["-m", "hw_sim", "serve", "--pty", "--speed", "-1"], "the speed is 0 or more"),
+        (["-m", "hw_sim", "serve", "--pty", "--speed", "inf"], "the speed is 0 or more"),
+        (["-m", "hw_sim", "serve", "--pty", "--faults", "random=1000000"], "wants 0..1000"),
+        (["-m", "hw_sim", "serve", "--pty", "--faults", "random=-1"], "wants 0..1000"),
+    ],
+)
+def test_a_usage_mistake_is_one_line(argv: list[str], said: str) -> None:
+    # argparse's own answer is its usage block and then the error: one line is the rule.
+    done = subprocess.run(
+        [sys.executable, *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and said in done.stderr, done.stderr
