@@ -42,13 +42,16 @@ def fast_timing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.fixture
 def patient_link(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A silence timeout (5 s) no stall of a loaded machine reaches, for tests whose pair
-    must stay up and that do not test silence detection: both links share one event loop,
-    so a 0.3 s stall of it (a loaded machine) silences the peer too, and the link judges
-    the silence before the peer's next heartbeat reaches it ("no frame from the peer for
-    0.3 s", seen under the "everything" faults). Nothing waits for this timeout, so it
-    costs no time."""
+    """A silence timeout and a handshake timeout (5 s) no stall of a loaded machine
+    reaches, for tests whose pair must come up and stay up and that do not test silence
+    detection or a hello left unanswered: both links share one event loop, so a 0.3 s
+    stall of it (a loaded machine) silences the peer too, and the link judges the silence
+    before the peer's next heartbeat reaches it ("no frame from the peer for 0.3 s", seen
+    under the "everything" faults); a 0.5 s stall during the handshake likewise ends it
+    before the reply already on the line is read ("no hello reply within 0.5 s", seen in
+    the link fuzz tests). Nothing waits for these timeouts, so they cost no time."""
     monkeypatch.setattr(link_mod, "LINK_TIMEOUT", 5.0)
+    monkeypatch.setattr(link_mod, "HANDSHAKE_TIMEOUT", 5.0)
 
 
 #: Longer than any test waits (exchange() gives up after 30 s): a timer this long never fires.
@@ -57,18 +60,20 @@ NEVER = 3600.0
 
 @pytest.fixture
 def lossless_timing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Retransmission and silence timers that cannot fire, for tests of a lossless line.
+    """Retransmission, silence and handshake timers that cannot fire, for tests of a
+    lossless line.
 
     With the fast timings a retransmission is due 5 to 80 ms after a send: on a loaded
     machine the event loop can stall that long before it reads the ack, so the peer resends
     a frame that had arrived and it is counted as a duplicate (the same for a link lost to
-    a 0.3 s stall). On a lossless line only such stalls can cause them, so a test asserting
-    "no retransmission, no duplicate, one handshake" turns the timers off: then those counts
-    say that every frame arrived once and first time, whatever the scheduler did, and a
-    frame that really went missing stalls the exchange into its timeout and fails the test.
+    a 0.3 s stall, or a handshake to a 0.5 s one). On a lossless line only such stalls can
+    cause them, so a test asserting "no retransmission, no duplicate, one handshake" turns
+    the timers off: then those counts say that every frame arrived once and first time,
+    whatever the scheduler did, and a frame that really went missing stalls the exchange
+    into its timeout and fails the test.
     """
     for name in ("RETRANSMIT_TIMEOUT", "RETRANSMIT_TIMEOUT_MIN", "RETRANSMIT_TIMEOUT_MAX",
-                 "LINK_TIMEOUT"):  # fmt: skip
+                 "LINK_TIMEOUT", "HANDSHAKE_TIMEOUT"):  # fmt: skip
         monkeypatch.setattr(link_mod, name, NEVER)
 
 

@@ -101,6 +101,7 @@ async def test_clean_exchange_and_stats() -> None:
             assert stats.as_dict()["duplicates_dropped"] == 0
 
 
+@pytest.mark.usefixtures("patient_link")
 @pytest.mark.parametrize("profile", ["clean", "drop_20"])
 async def test_post_nowait_delivers_exactly_once_without_a_future(profile: str) -> None:
     # Fire-and-forget sends (displays, key events) still ride the reliable window: lost
@@ -155,6 +156,7 @@ async def test_exactly_once_in_order_under_faults(
         assert host.stats.links_lost == 0 and device.stats.links_lost == 0
 
 
+@pytest.mark.usefixtures("patient_link")
 async def test_duplicates_are_dropped_when_acks_are_lost(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -168,6 +170,7 @@ async def test_duplicates_are_dropped_when_acks_are_lost(
         assert device.stats.duplicates_dropped > 0
 
 
+@pytest.mark.usefixtures("patient_link")
 async def test_short_pause_holds_traffic_then_delivers() -> None:
     host_end, device_end = transport_pair()
     host_t = FaultyTransport(host_end)
@@ -178,7 +181,7 @@ async def test_short_pause_holds_traffic_then_delivers() -> None:
         await host.wait_up()
         host_t.pause(drop=False)  # a stalled hub: shorter than LINK_TIMEOUT
         sending = asyncio.ensure_future(host.send(SeatLamps(0, dealer=True)))
-        await asyncio.sleep(link_mod.LINK_TIMEOUT / 3)
+        await asyncio.sleep(0.1)
         assert not sending.done()
         host_t.resume()
         async with asyncio.timeout(5):
@@ -436,8 +439,14 @@ async def test_the_retransmit_timeout_follows_the_round_trip(
             assert 2 * delay < link.retransmit_timeout < 1.0
 
 
+@pytest.mark.usefixtures("patient_link")
 async def test_the_measured_timeout_has_a_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The ceiling at the floor too: a round trip the loaded machine's scheduler stretched
+    # past 50 ms would raise the measured timeout above the floor (that the timeout
+    # follows the round trip has its own test); without the floor it stays at the tiny
+    # round trip of an in-process pair.
     monkeypatch.setattr(link_mod, "RETRANSMIT_TIMEOUT_MIN", 0.05)
+    monkeypatch.setattr(link_mod, "RETRANSMIT_TIMEOUT_MAX", 0.05)
     async with link_pair() as (host, device):
         await exchange(host, device, 10)
         assert host.retransmit_timeout == device.retransmit_timeout == 0.05
@@ -468,6 +477,7 @@ async def test_table_reboot_is_reported() -> None:
         assert host.boot_id == 0x2222
 
 
+@pytest.mark.usefixtures("patient_link")
 async def test_send_gives_up_after_max_retransmits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(link_mod, "LINK_TIMEOUT", 60.0)  # isolate the retransmit limit
     async with link_pair(device_faults={"seed": 1}) as (host, device):
@@ -490,17 +500,17 @@ async def test_silence_takes_the_link_down_on_both_sides() -> None:
     async with link_pair(host_faults={"seed": 3}, device_faults={"seed": 4}) as (host, device):
         host._transport.pause()  # type: ignore[union-attr]
         device._transport.pause()  # type: ignore[union-attr]
-        loop = asyncio.get_running_loop()
-        start = loop.time()
+        # No bound on how long it took: a loaded machine's stall only makes it later, and
+        # next_status gives up after 5 s; the reason says which timeout was judged.
         for link in (host, device):
             lost = await next_status(link, LinkLost)
-            assert "no frame from the peer" in lost.reason
-        assert loop.time() - start < link_mod.LINK_TIMEOUT * 3
+            assert lost.reason == f"no frame from the peer for {link_mod.LINK_TIMEOUT:g} s"
         assert not host.is_up
         with pytest.raises(LinkDown, match="down"):
             await host.send(DiceRoll())
 
 
+@pytest.mark.usefixtures("patient_link")
 async def test_pauses_during_traffic_lose_nothing() -> None:
     """Short stalls (held traffic) and short dropouts (lost traffic), both shorter than
     LINK_TIMEOUT, in the middle of a lossy exchange."""
@@ -514,7 +524,7 @@ async def test_pauses_during_traffic_lose_nothing() -> None:
                 await asyncio.sleep(0.03)
                 target = host_t if i % 2 else dev_t
                 target.pause(drop=i % 3 == 0)  # type: ignore[union-attr]
-                await asyncio.sleep(link_mod.LINK_TIMEOUT / 4)
+                await asyncio.sleep(0.075)
                 target.resume()  # type: ignore[union-attr]
 
         await asyncio.gather(exchange(host, device, 60), stutter())

@@ -42,6 +42,7 @@ def _line(link: Link) -> FaultyTransport:
     return line
 
 
+@pytest.mark.usefixtures("patient_link")
 async def test_every_frame_is_signed_both_ways() -> None:
     async with link_pair(
         host_faults={"capture": True}, device_faults={"capture": True}, signing_key=KEY
@@ -105,6 +106,7 @@ def _forged_take(host: Link) -> bytes:
     )
 
 
+@pytest.mark.usefixtures("patient_link")
 async def test_without_signing_a_forged_frame_takes_a_real_events_place() -> None:
     # The threat model's point, shown: the CRC authenticates nothing. The forged take is
     # delivered, the table's real event is dropped as a duplicate and acked: lost.
@@ -116,6 +118,7 @@ async def test_without_signing_a_forged_frame_takes_a_real_events_place() -> Non
         assert host.stats.duplicates_dropped >= 1  # the real one (and any resend of it)
 
 
+@pytest.mark.usefixtures("patient_link")
 async def test_with_signing_a_forged_frame_is_dropped_and_the_real_event_delivered() -> None:
     async with link_pair(
         host_faults={"seed": 1}, device_faults={"seed": 2, "capture": True}, signing_key=KEY

@@ -89,6 +89,7 @@ STRAYS: dict[str, tuple[Role, bytes, str]] = {
 }  # fmt: skip
 
 
+@pytest.mark.usefixtures("patient_link")
 @pytest.mark.parametrize("kind", list(STRAYS))
 async def test_a_stray_frame_mid_session_is_counted_logged_once_and_dropped(
     kind: str, caplog: pytest.LogCaptureFixture
@@ -116,6 +117,7 @@ async def test_a_stray_frame_mid_session_is_counted_logged_once_and_dropped(
         assert any(f"stats.{counter}" in m or "refusing a host's hello" in m for m in logged[0])
 
 
+@pytest.mark.usefixtures("patient_link")
 async def test_strays_of_every_kind_in_one_session_lose_nothing() -> None:
     async with link_pair(host_faults={"seed": 3}, device_faults={"seed": 4}) as (host, device):
         for toward, stray, _ in STRAYS.values():

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+import firmware_bridge.link as link_mod
 import hw_sim.firmware as fw_mod
 from firmware_bridge.link import Link, LinkLost, LinkUp, Role, TableRebooted
 from firmware_bridge.messages import (
@@ -40,8 +41,13 @@ from firmware_bridge.messages import (
 from firmware_bridge.testing import next_status
 from hw_sim import SimTable
 from hw_sim.wall import PhysicalWall, tile_name, tile_set
+from tests.bridge.conftest import FAST
 
 _names = itertools.count()
+#: The host link and the simulated firmware share one event loop: a stall of a loaded
+#: machine silences both, so only the test of host silence keeps the fast silence
+#: timeout (tests/bridge/conftest.py).
+pytestmark = pytest.mark.usefixtures("patient_link")
 
 
 async def expect(host: Link, cls: type[Message], n: int = 1) -> list[Message]:
@@ -236,6 +242,7 @@ async def test_host_silence_stops_motors_and_reports_when_back(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(fw_mod, "SHUFFLE_SECONDS", 5.0)
+    monkeypatch.setattr(link_mod, "LINK_TIMEOUT", FAST["LINK_TIMEOUT"])  # what is tested
     async with table_and_host(speed=1.0) as (table, host):
         await host.send(SeatDisplay(0, "E 25000", "keep me"))
         await host.send(WallCommand(WallAction.SHUFFLE))
