@@ -123,7 +123,9 @@ async def test_staff_drive_a_running_table_from_the_admin_socket(tmp_path: Path)
     assert not socket.exists()
     with Journal.open(journal_path) as journal:
         games = journal.games()
-        assert [(g.rules, g.status) for g in games[:3]] == [
+        # The bots play fast: a game may end by itself (a bust) before a command reaches
+        # it, and the next one starts with the same rules; the commands' games are these.
+        assert [(g.rules, g.status) for g in games if g.status != "finished"] == [
             ("jboy", "abandoned"),
             ("kenko", "abandoned"),
             ("kenko", "playing"),
