@@ -110,12 +110,6 @@ async def test_the_state_names_the_seats_and_carries_the_last_hand() -> None:
     assert publisher.states[-1]["last_hand"]["result"] == "tsumo"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue #26: STAFF CALL at a seat answering a prompt (CONFIRM here; HAN?, RON?,"
-    " ROLL?, GAME OVER likewise) is refused, so the player's call for staff is lost; the"
-    " parlor e2e test flaked on it when its press landed on a bot's CONFIRM",
-)
 async def test_a_staff_call_from_a_seat_answering_a_prompt_is_not_lost() -> None:
     publisher = RecordingPublisher()
     rig = Rig(publisher=publisher, wall_time=lambda: 1_764_000_000.0)
