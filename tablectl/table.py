@@ -36,7 +36,7 @@ from tablectl.console.host import (
     tray_alert_text,
 )
 from tablectl.console.model import Pending, SeatConsole, WinEntry, fit, signed
-from tablectl.console.prompts import PROMPTS, idle_spec
+from tablectl.console.prompts import PROMPTS, STAFF_PROMPTS, idle_spec
 from tablectl.console.staff import StaffGate
 from tablectl.console.staffmenu import StaffFlow
 from tablectl.console.tiles import TileFlow
@@ -67,7 +67,19 @@ CLOCK_PUBLISH_S = 15
 #: while raising the walls, before their DONE; a late one may follow the last DONE).
 _LAYOUT_PHASES = ("table_shuffling", "table_walls_up")
 #: A seat console's fields (all plain values), in the order the stored flow lists them.
-_CONSOLE_FIELDS = tuple(f.name for f in dataclasses.fields(SeatConsole))
+_CONSOLE_FIELDS = tuple(f.name for f in dataclasses.fields(SeatConsole) if f.name != "under")
+
+
+def _console_snapshot(console: SeatConsole) -> dict[str, Any]:
+    """A console's stored form, field by field (dataclasses.asdict's deep copy was half
+    the cost of a flow snapshot, which every journalled event pays). ``under`` only when
+    set: the staff menu over a prompt is rare, and snapshots without it stay as they were."""
+    data = {f: getattr(console, f) for f in _CONSOLE_FIELDS}
+    if console.under is not None:
+        data["under"] = list(console.under)
+    return data
+
+
 #: A display or lamp slot: the message class's name and its seat (0 for the centre).
 _Slot = tuple[str, int]
 
@@ -204,9 +216,7 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             # Seconds the game clock had run (a time limit survives a restart; the time
             # the daemon was down is not counted).
             "clock_s": None if started is None else round(self.now() - started, 3),
-            # Field by field: the fields are plain values, and dataclasses.asdict's deep
-            # copy was half the cost of this snapshot, which every journalled event pays.
-            "consoles": [{f: getattr(c, f) for f in _CONSOLE_FIELDS} for c in self.consoles],
+            "consoles": [_console_snapshot(c) for c in self.consoles],
             "pending": pending,
             "walls_done": sorted(self.walls_done),
             "wall_layouts": {str(w): list(t) for w, t in sorted(self.wall_layouts.items())},
@@ -268,6 +278,16 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
         Raises ValueError (changing nothing) if it does not fit this table."""
         try:
             consoles = [SeatConsole(**c) for c in snapshot["consoles"]]
+            for console in consoles:
+                if console.under is not None:
+                    prompt, typed, choice = console.under
+                    if prompt not in PROMPTS:
+                        raise ValueError(f"no prompt {prompt!r} for the staff menu to stand over")
+                    console.under = (
+                        str(prompt),
+                        str(typed),
+                        None if choice is None else int(choice),
+                    )
             raw = snapshot["pending"]
             pending = None
             if raw is not None:
@@ -574,12 +594,22 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
         if not self.phase.startswith("table_"):
             return  # the hello is not through yet: the table has no phase to act in
         if console.prompt:
+            if console.under is not None and console.prompt not in STAFF_PROMPTS:
+                console.under = None  # a flow put another prompt over the staff menu
             spec = PROMPTS[console.prompt]
+            if key == m.Key.STAFF_CALL and console.prompt not in STAFF_PROMPTS:
+                # A player's call for staff is never refused: the staff menu stands over
+                # the prompt being answered, which comes back when the menu closes.
+                console.under = (console.prompt, console.typed, console.choice)
+                self._open(seat, "STAFF?")
+                return
             if not spec.accepts(key):
                 self._refuse(seat, spec.refusal())
                 return
             await self._prompt_key(seat, key)
+            self._back_from_staff(seat)
             return
+        console.under = None
         if key not in idle_spec(self.phase).keys:
             self._refuse(seat, "not now")
             return
@@ -611,6 +641,19 @@ class Table(StaffFlow, ConfirmFlow, EntryFlow, ClaimFlow, DrawFlow, TileFlow, Co
             await self._call_key(seat, key)
         elif key in (m.Key.TENPAI, m.Key.NOTEN):
             await self._draw_key(seat, key)
+
+    def _back_from_staff(self, seat: int) -> None:
+        """The staff menu opened over a prompt closed: that prompt comes back, if it
+        still belongs to the phase (a staff action may have moved the table on)."""
+        console = self.consoles[seat]
+        if console.under is None or console.prompt in STAFF_PROMPTS:
+            return
+        under, console.under = console.under, None
+        if console.prompt or self.phase not in PROMPTS[under[0]].phases:
+            return
+        message = console.message
+        console.prompt, console.typed, console.choice = under
+        console.message = message  # what the staff menu said (STAFF CALLED, a refusal)
 
     async def _prompt_key(self, seat: int, key: m.Key) -> None:
         console = self.consoles[seat]

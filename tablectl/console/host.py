@@ -234,6 +234,9 @@ class ConsoleHost:
             spec = PROMPTS.get(console.prompt)
             if console.prompt and (spec is None or phase not in spec.phases):
                 console.prompt, console.typed, console.choice, console.staff = "", "", None, None
+                console.under = None
+            if console.under is not None and phase not in PROMPTS[console.under[0]].phases:
+                console.under = None  # the prompt the staff menu stands over is done with
 
     def _apply(self, *events: ev.Event) -> Refusal | None:
         """Apply ``events`` together: all are accepted, or nothing changes.

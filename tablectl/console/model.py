@@ -15,7 +15,9 @@ class SeatConsole:
 
     ``choice`` is the menu entry picked at a prompt that needs a second step (the abort
     reason, the staff action); ``staff`` the staff action whose PIN was accepted and that
-    this seat is now carrying out.
+    this seat is now carrying out. ``under`` is the prompt (with its ``typed`` and
+    ``choice``) the staff menu was opened over: a player answering a prompt can still
+    call staff, and gets the prompt back when the staff menu closes.
     """
 
     prompt: str = ""
@@ -25,6 +27,7 @@ class SeatConsole:
     choice: int | None = None
     last_game: bool = False
     staff: int | None = None
+    under: tuple[str, str, int | None] | None = None
 
 
 @dataclass

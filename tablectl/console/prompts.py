@@ -102,6 +102,8 @@ STAFF_MENU: dict[int, str] = {
 }
 #: Staff menu entries that need the staff PIN (0, calling staff, is open to everyone).
 STAFF_ONLY = frozenset({1, 2, 3, 4, 5})
+#: The staff menu's prompts: STAFF CALL opens STAFF? over any other prompt.
+STAFF_PROMPTS = frozenset({"STAFF?", "PIN?", "SEAT?", "RULES?"})
 
 PROMPTS: dict[str, PromptSpec] = {
     spec.name: spec
@@ -305,7 +307,7 @@ PLAY_KEYS: dict[Key, str] = {
 
 #: How a seat with no prompt gets to a prompt: (key, the prompt it opens, when).
 OPENED_BY: tuple[tuple[str, str, str], ...] = (
-    ("STAFF", "STAFF?", "any phase"),
+    ("STAFF", "STAFF?", "any phase, over any other prompt"),
     ("MENU", "ABORT?", "dealing, playing"),
     ("RON", "RON?", "other seats, after a discard"),
     ("RON", "FROM?", "kantan keyed, or no take sensors"),

@@ -108,3 +108,16 @@ async def test_the_state_names_the_seats_and_carries_the_last_hand() -> None:
     assert hand["hand"] == 1 and hand["result"] == "tsumo"
     assert hand["scores"] == list(rig.table.state.scores)
     assert publisher.states[-1]["last_hand"]["result"] == "tsumo"
+
+
+async def test_a_staff_call_from_a_seat_answering_a_prompt_is_not_lost() -> None:
+    publisher = RecordingPublisher()
+    rig = Rig(publisher=publisher, wall_time=lambda: 1_764_000_000.0)
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.MENU, K.DIGIT_1, K.OK)  # nine terminals: every seat asked to CONFIRM
+    assert rig.lines(2)[0] == "CONFIRM"
+    await rig.key(2, K.STAFF_CALL, K.DIGIT_0)
+    alerts = publisher.states[-1]["alerts"] if publisher.states else []
+    assert [(a["kind"], a["seat"]) for a in alerts] == [("staff_call", 2)]
+    assert rig.lines(2)[0] == "CONFIRM"  # and the seat still has its hand to confirm

@@ -586,3 +586,27 @@ async def test_the_parlor_sees_public_phases_scores_with_events_and_game_ids() -
     after = [s["phase"] for s in publisher.states[before:]]
     assert after[:2] == ["game_over", "idle"] and after[-1] == "shuffling"
     assert rig.table.status()["phase"] == "table_shuffling"  # staff keep the machine's name
+
+
+async def test_the_staff_menu_stands_over_a_prompt_which_comes_back_when_it_closes() -> None:
+    rig = Rig()
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(0, K.TSUMO, K.DIGIT_3)
+    await rig.key(0, K.STAFF_CALL)
+    assert rig.table.consoles[0].prompt == "STAFF?"
+    await rig.key(0, K.CANCEL)
+    assert (rig.table.consoles[0].prompt, rig.table.consoles[0].typed) == ("HAN?", "3")
+    await rig.key(0, K.STAFF_CALL, K.DIGIT_1)  # a chombo, with a wrong PIN
+    await rig.type(0, "1111")
+    await rig.key(0, K.OK)
+    assert rig.lines(0)[1] == "! wrong PIN"
+    assert (rig.table.consoles[0].prompt, rig.table.consoles[0].typed) == ("HAN?", "3")
+    await rig.key(0, K.STAFF_CALL)
+    restored = Rig()
+    restored.table.restore_flow(rig.table.flow_snapshot())
+    assert restored.table.consoles[0].under == ("HAN?", "3", None)
+    await rig.key(0, K.DIGIT_0)
+    assert rig.lines(0) == ("HAN? 3", "STAFF CALLED")
+    await rig.key(0, K.OK)
+    assert rig.table.consoles[0].prompt == "FU?"
