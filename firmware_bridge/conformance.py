@@ -251,7 +251,8 @@ class Probe:
     async def wait_for(
         self, predicate: Callable[[Received], bool], within: float, *, since: int = 0
     ) -> Received | None:
-        """The first frame from index ``since`` on that matches, or None after ``within`` s."""
+        """The first frame from index ``since`` on that matches, or None after ``within`` s
+        (or at once when the device has closed the connection: nothing more can come)."""
         deadline = time.monotonic() + within
         index = since
         while True:
@@ -261,7 +262,7 @@ class Probe:
                 if predicate(item):
                     return item
             left = deadline - time.monotonic()
-            if left <= 0:
+            if left <= 0 or self.closed:
                 return None
             self._arrived.clear()
             with contextlib.suppress(TimeoutError):
@@ -634,19 +635,27 @@ async def check_ordering(probe: Probe) -> str:
 
 
 async def _send_windowed(probe: Probe, messages: Sequence[Message], within: float) -> None:
-    """Send ``messages`` keeping at most WINDOW unacknowledged."""
+    """Send ``messages`` keeping at most WINDOW unacknowledged: all acknowledged within
+    ``within`` s, and each within ANSWER_S of being sent. The probe never resends, so a
+    command the device lost is never acknowledged: the failure is known once its ack is
+    overdue (a host resends after at most 1.6 s), not only at the end of ``within``."""
     deadline = time.monotonic() + within
-    outstanding: list[tuple[int, int]] = []
+    outstanding: list[tuple[int, int, float]] = []
+
+    async def settle(seq: int, since: int, sent: float) -> None:
+        due = min(deadline, sent + ANSWER_S)
+        left = due - time.monotonic()
+        if not (left > 0 and await probe.acked(seq, left, since=since)):
+            late = f"{within:g} s after the first" if due == deadline else f"{ANSWER_S:g} s"
+            raise CheckFailed(f"seq {seq} unacked {late} after it was sent")
+
     for message in messages:
         while len(outstanding) >= WINDOW:
-            seq, since = outstanding.pop(0)
-            left = deadline - time.monotonic()
-            _require(left > 0 and await probe.acked(seq, left, since=since), f"seq {seq} unacked")
-        since = probe.mark()
-        outstanding.append((probe.command(message), since))
-    for seq, since in outstanding:
-        left = deadline - time.monotonic()
-        _require(left > 0 and await probe.acked(seq, left, since=since), f"seq {seq} unacked")
+            await settle(*outstanding.pop(0))
+        since, sent = probe.mark(), time.monotonic()
+        outstanding.append((probe.command(message), since, sent))
+    for item in outstanding:
+        await settle(*item)
 
 
 @check("sequence_wraparound")
@@ -799,8 +808,9 @@ async def check_warm_reset(probe: Probe) -> str:
     since = probe.mark()
     probe.heartbeats = False
     try:
+        # A device that closes its connection when it resets ends this wait at once.
         dropped = await probe.wait_for(
-            lambda r: probe.closed or (isinstance(r.message, Heartbeat) and r.message.session == 0),
+            lambda r: isinstance(r.message, Heartbeat) and r.message.session == 0,
             30.0,
             since=since,
         )

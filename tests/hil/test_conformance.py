@@ -246,19 +246,21 @@ def _break_warm_reset(mp: pytest.MonkeyPatch, sim: SimTable) -> None:
     mp.setattr(link_mod.Link, "unacked", lambda self: None)  # RAM cleared by the reset
 
 
+#: Each check, the device that breaks its rule, and what the failure must say (so a check
+#: that fails for another reason, or only when a long deadline runs out, is caught).
 BROKEN = {
-    "hello": _break_schema,
-    "hello_repeated": _break_repeated_hello,
-    "version_mismatch": _break_version_check,
-    "commands": _break_status,
-    "sequence_wraparound": _break_wrap,
-    "burst": _break_burst,
-    "malformed_frames": _break_resync,
-    "resume": _break_resume,
-    "host_silent": _break_safe_state,
-    "wall_reader": _break_wall_reader,
-    "seat_reader": _break_seat_reader,
-    "warm_reset": _break_warm_reset,
+    "hello": (_break_schema, "schema hash 0x12345678 differs"),
+    "hello_repeated": (_break_repeated_hello, "was not acknowledged within 2 s"),
+    "version_mismatch": (_break_version_check, "status OK, expected VERSION_MISMATCH"),
+    "commands": (_break_status, "no TableStatus after a StatusRequest"),
+    "sequence_wraparound": (_break_wrap, "seq 255 unacked 2 s after it was sent"),
+    "burst": (_break_burst, "unacked 2 s after it was sent"),
+    "malformed_frames": (_break_resync, "was not acknowledged within 2 s"),
+    "resume": (_break_resume, "the unacked event is"),
+    "host_silent": (_break_safe_state, "still no heartbeat with session 0"),
+    "wall_reader": (_break_wall_reader, "DONE before their WallLayout"),
+    "seat_reader": (_break_seat_reader, "8 SeatTiles of 12"),
+    "warm_reset": (_break_warm_reset, "the unacknowledged event was lost in the reset"),
 }
 
 
@@ -271,7 +273,8 @@ def test_every_check_has_a_device_that_fails_it() -> None:
 async def test_a_device_breaking_one_rule_fails_its_check(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with simulated(lambda sim: BROKEN[name](monkeypatch, sim)) as (sim, url):
+    breaker, why = BROKEN[name]
+    async with simulated(lambda sim: breaker(monkeypatch, sim)) as (sim, url):
 
         def technician(text: object) -> None:
             if "reset button" in str(text):
@@ -282,9 +285,27 @@ async def test_a_device_breaking_one_rule_fails_its_check(
         monkeypatch.setattr(conformance, "_say", technician)
         only = ["hello", name] if name != "hello" else ["hello"]
         report = await _run(url, only=only, interactive=True)
-    assert _statuses(report)[name] == "fail", report.lines()
+    result = {r.name: r for r in report.results}[name]
+    assert result.status == "fail" and why in result.detail, report.lines()
     if name != "hello":
         assert _statuses(report)["hello"] == "pass", report.lines()
+
+
+async def test_a_wait_ends_when_the_device_closes_its_connection() -> None:
+    # A device that resets over USB or TCP closes its connection: nothing more can come,
+    # so a wait (here of an hour) ends then, not at its deadline. (It used to run out the
+    # 30 s warm_reset allows before the probe opened the connection again.)
+    async with simulated() as (sim, url):
+        probe = conformance.Probe(await open_transport(url), url)
+        await probe.start()
+        try:
+            waiting = asyncio.ensure_future(probe.wait_for(lambda r: False, 3600.0))
+            await asyncio.sleep(0.2)
+            await sim.firmware.reboot()  # the TCP server drops its client
+            assert await asyncio.wait_for(waiting, 30.0) is None  # (a hang guard)
+            assert probe.closed
+        finally:
+            await probe.close()
 
 
 async def test_resume_judges_what_follows_the_reply_to_each_hello(
