@@ -21,6 +21,9 @@ from tests.hil.serve import HW_SIM, serve
 START_S = 30.0
 
 
+# The C firmware's port runs the whole suite, the checks needing a person included, in
+# tests/hil/test_c_firmware.py; here its run without them would only repeat that.
+@pytest.mark.parametrize("device_url", ["tcp", "pty"], indirect=True)
 async def test_the_device_passes_the_conformance_checks(device_url: str) -> None:
     transport = await open_transport(device_url)
     report = await conformance.run_checks(transport, device_url)
