@@ -8,6 +8,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -204,6 +205,30 @@ def build_firmware() -> Path:
         )
     assert done.returncode == 0, f"make -C firmware failed:\n{done.stdout}{done.stderr}"
     return build
+
+
+#: ``tablectl`` as a command: the CLI's ``main`` in this interpreter, so the checkout under
+#: test runs (not whatever ``tablectl`` script is first on PATH).
+TABLECTL = [
+    sys.executable,
+    "-c",
+    "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))",
+]
+
+
+def run_tablectl(
+    *args: str, stdin: str = "", cwd: Path | None = None, timeout: float = 60.0
+) -> subprocess.CompletedProcess[str]:
+    """Run ``tablectl ARGS`` to its end: its exit code, stdout and stderr as text."""
+    return subprocess.run(
+        [*TABLECTL, *args],
+        input=stdin,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
 
 
 def free_port() -> int:

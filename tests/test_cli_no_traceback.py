@@ -19,14 +19,7 @@ import pytest
 
 import tablectl
 from tablectl.cli import build_parser
-
-TABLECTL = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.helpers import TABLECTL, free_port
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +51,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 def _tablectl(*args: str) -> list[str]:
-    return [sys.executable, "-c", TABLECTL, *args]
+    return [*TABLECTL, *args]
 
 
 def _hw_sim(*args: str) -> list[str]:
@@ -249,7 +242,7 @@ def test_hw_sim_bad_input_is_one_line_and_an_exit_code(
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        values = {"port": _free_port(), "busy": busy.getsockname()[1]}
+        values = {"port": free_port(), "busy": busy.getsockname()[1]}
         argv = [a.format(**values) for a in args]
         done = subprocess.run(
             _hw_sim(*argv), capture_output=True, text=True, check=False, timeout=60

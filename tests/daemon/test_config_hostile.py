@@ -12,7 +12,6 @@ import math
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +21,7 @@ from hypothesis import strategies as st
 
 from tablectl.cli import main
 from tablectl.config import CONFIG_KEYS, TEXT_MAX
-
-CODE = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
+from tests.helpers import TABLECTL
 
 BASE: dict[str, dict[str, Any]] = {
     "table": {
@@ -198,7 +196,7 @@ def test_a_daemon_refuses_hostile_keys_in_one_line_and_78(
     path.write_text(_toml(config))
     before = _snapshot(tree)
     done = subprocess.run(
-        [sys.executable, "-c", CODE, "run", "--config", str(path)],
+        [*TABLECTL, "run", "--config", str(path)],
         capture_output=True,
         text=True,
         check=False,

@@ -10,7 +10,6 @@ import os
 import socket
 import stat
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,23 +18,17 @@ import pytest
 from tablectl.cli import main
 from tablectl.ctl import CtlError, CtlServer
 from tablectl.journal import Journal
+from tests.helpers import TABLECTL, free_port
 
 EXIT_CONFIG = 78
-CODE = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
 ROOT = os.geteuid() == 0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _config(
     folder: Path, journal: str, *, socket_path: str | None = None, device: str = ""
 ) -> Path:
     # A table nobody answers for: a daemon that got past its checks would wait for ever.
-    device = device or f"socket://127.0.0.1:{_free_port()}"
+    device = device or f"socket://127.0.0.1:{free_port()}"
     text = f'id = "t1"\ndevice = {_toml(device)}\nrules = "jboy"\njournal = {_toml(journal)}\n'
     if socket_path is not None:
         text += f"[staff]\nsocket = {_toml(socket_path)}\n"
@@ -94,7 +87,7 @@ def test_the_reported_case_in_a_real_daemon(tmp_path: Path) -> None:
     before = _journal_with_a_game(journal)
     config = _config(tmp_path, "j.sqlite3", socket_path="j.sqlite3")
     done = subprocess.run(
-        [sys.executable, "-c", CODE, "run", "--config", str(config)],
+        [*TABLECTL, "run", "--config", str(config)],
         capture_output=True,
         text=True,
         check=False,

@@ -6,10 +6,8 @@ file is refused, not adopted as a new journal."""
 from __future__ import annotations
 
 import os
-import socket
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +16,9 @@ import pytest
 from tablectl.cli import main
 from tablectl.journal import Journal, JournalError
 from tablectl.rules.events import Riichi
+from tests.helpers import TABLECTL, free_port
 
 T0 = 1_700_000_000.0
-CODE = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
 #: What a damaged row may hold instead of its JSON.
 DAMAGE: dict[str, Any] = {
     "deep": "[" * 200_000 + "]" * 200_000,
@@ -69,23 +67,17 @@ def test_a_damaged_event_row_names_the_game_and_the_row(
         journal.events(game)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.parametrize("damage", ["deep", "not-json", "huge"])
 def test_the_daemon_stops_on_a_damaged_game_in_one_line_and_78(tmp_path: Path, damage: str) -> None:
     path, game = _journal(tmp_path)
     _damage(path, "UPDATE events SET event = ?", DAMAGE[damage])
     config = tmp_path / "tablectl.toml"
     config.write_text(
-        f'id = "t1"\ndevice = "socket://127.0.0.1:{_free_port()}"\nrules = "jboy"\n'
+        f'id = "t1"\ndevice = "socket://127.0.0.1:{free_port()}"\nrules = "jboy"\n'
         f'journal = "{path}"\n'
     )
     done = subprocess.run(
-        [sys.executable, "-c", CODE, "run", "--config", str(config)],
+        [*TABLECTL, "run", "--config", str(config)],
         capture_output=True,
         text=True,
         check=False,
@@ -137,7 +129,7 @@ def test_a_journal_that_is_not_a_file_is_refused_at_once(
     # A subprocess with a timeout: on the old code a FIFO hung these commands for ever.
     target = make(tmp_path)
     done = subprocess.run(
-        [sys.executable, "-c", CODE, *command, "--journal", target],
+        [*TABLECTL, *command, "--journal", target],
         capture_output=True,
         text=True,
         check=False,
@@ -151,7 +143,7 @@ def test_a_config_or_rules_file_that_is_a_fifo_is_refused_at_once(tmp_path: Path
     fifo = _fifo(tmp_path)
     for args in (["journal", "list", "--config", fifo], ["rules", "show", fifo]):
         done = subprocess.run(
-            [sys.executable, "-c", CODE, *args],
+            [*TABLECTL, *args],
             capture_output=True,
             text=True,
             check=False,

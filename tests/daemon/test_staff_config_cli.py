@@ -4,13 +4,13 @@ bad input: one line naming what is wrong, an exit code, nothing else."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tablectl.config import ConfigError, load_config
 from tablectl.console.staff import PinHash, hash_pin
+from tests.helpers import run_tablectl
 
 TABLE = 'id = "t1"\ndevice = "/dev/ttyUSB0"\nrules = "jboy"\n'
 HASH = hash_pin("2468", iterations=1000)
@@ -62,15 +62,7 @@ def test_a_broken_staff_or_trays_section_says_what_is_wrong(
 
 
 def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    code = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    return run_tablectl(*args, stdin=stdin)
 
 
 def test_staff_pin_prints_a_config_line_that_loads(tmp_path: Path) -> None:

@@ -19,20 +19,14 @@ from tablectl.config import StaffSettings, config_for
 from tablectl.daemon import Daemon
 from tablectl.journal import Journal
 from tablectl.rules.loader import load_rules
+from tests.helpers import run_tablectl
 
 TIMEOUT_S = 60
 
 
 def ctl(socket: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``tablectl ctl`` as staff type it, in a process of its own."""
-    code = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.run(
-        [sys.executable, "-c", code, "ctl", *args, "--socket", str(socket)],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    return run_tablectl("ctl", *args, "--socket", str(socket), timeout=30)
 
 
 async def _until(predicate: Callable[[], bool]) -> None:

@@ -3,29 +3,22 @@ systemd unit's RestartPreventExitStatus), instead of a traceback and a restart l
 
 from __future__ import annotations
 
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import TABLECTL, free_port
+
 EXIT_CONFIG = 78
-CODE = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _config(tmp_path: Path, journal: Path) -> Path:
     # A table nobody answers for: the daemon waits for it, retrying, for ever.
     path = tmp_path / "tablectl.toml"
     path.write_text(
-        f'id = "t1"\ndevice = "socket://127.0.0.1:{_free_port()}"\nrules = "jboy"\n'
+        f'id = "t1"\ndevice = "socket://127.0.0.1:{free_port()}"\nrules = "jboy"\n'
         f'journal = "{journal}"\n'
     )
     return path
@@ -33,7 +26,7 @@ def _config(tmp_path: Path, journal: Path) -> Path:
 
 def _run(config: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", CODE, "run", "--config", str(config)],
+        [*TABLECTL, "run", "--config", str(config)],
         capture_output=True,
         text=True,
         check=False,
@@ -69,7 +62,7 @@ def test_a_second_daemon_on_the_same_journal_refuses(tmp_path: Path) -> None:
     journal = tmp_path / "journal.sqlite3"
     config = _config(tmp_path, journal)
     first = subprocess.Popen(
-        [sys.executable, "-c", CODE, "run", "--config", str(config)],
+        [*TABLECTL, "run", "--config", str(config)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -153,9 +146,9 @@ async def test_a_password_without_tls_is_warned_about(
     from tablectl.daemon import Daemon
     from tablectl.mqtt_settings import MqttSettings
 
-    mqtt = MqttSettings(host="127.0.0.1", port=_free_port(), username="t", password="secret")
+    mqtt = MqttSettings(host="127.0.0.1", port=free_port(), username="t", password="secret")
     config = config_for(
-        f"socket://127.0.0.1:{_free_port()}", "jboy", tmp_path / "j.sqlite3", mqtt=mqtt
+        f"socket://127.0.0.1:{free_port()}", "jboy", tmp_path / "j.sqlite3", mqtt=mqtt
     )
     daemon = Daemon(config)
     task = asyncio.create_task(daemon.run())

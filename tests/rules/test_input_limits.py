@@ -9,7 +9,6 @@ import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,19 +19,11 @@ from tablectl.config import ConfigError, load_config, parse_config
 from tablectl.jsonlines import bounded_lines
 from tablectl.replay import ReplayFileError, replay
 from tablectl.rules.loader import RulesConfigError, load_rules
-
-CODE = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
+from tests.helpers import run_tablectl
 
 
 def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CODE, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=30,
-    )
+    return run_tablectl(*args, stdin=stdin, timeout=30)
 
 
 @pytest.mark.parametrize(

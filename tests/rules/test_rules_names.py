@@ -4,28 +4,19 @@ command that takes one, never as a path made of the working directory."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tablectl.rules.loader import RulesConfigError, load_rules
+from tests.helpers import run_tablectl
 
-CODE = "import sys; from tablectl.cli import main; sys.exit(main(sys.argv[1:]))"
 UNKNOWN = "unknown preset 'nosuch'; known presets: ariari, "
 HINT = ", or a path to a rules file"
 
 
 def _run(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CODE, *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    return run_tablectl(*args, stdin=stdin, cwd=cwd)
 
 
 @pytest.mark.parametrize(
