@@ -30,30 +30,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tablectl.mqtt_link import (
-    CLOSE_TIMEOUT,
-    PUBLISH_TIMEOUT,
-    RECONNECT_DELAY_MAX,
-    RECONNECT_DELAY_MIN,
-    RECONNECT_FACTOR,
-    RECONNECT_JITTER,
-    BrokerLink,
-)
-from tablectl.mqtt_outbox import QUEUE_LIMIT, Kind, Message, Outbox
+from tablectl.mqtt_link import BrokerLink
+from tablectl.mqtt_outbox import Kind, Message, Outbox
 from tablectl.mqtt_requests import REQUESTS_OFF, STAFF_COMMANDS, StaffRequests
 from tablectl.mqtt_settings import MqttSettings
 from tablectl.mqtt_topics import CONTRACT_VERSION, MAX_SEATS, TableTopics, encode, versioned
 
 __all__ = [
-    "CLOSE_TIMEOUT",
     "CONTRACT_VERSION",
     "MAX_SEATS",
-    "PUBLISH_TIMEOUT",
-    "QUEUE_LIMIT",
-    "RECONNECT_DELAY_MAX",
-    "RECONNECT_DELAY_MIN",
-    "RECONNECT_FACTOR",
-    "RECONNECT_JITTER",
     "REQUESTS_OFF",
     "STAFF_COMMANDS",
     "PublisherStats",
