@@ -19,7 +19,7 @@ presets rotating as in the other benchmarks) publishing to the broker with its r
 One sample is one change of what a table's card shows. When a state message leaves a
 daemon, this process notes the time (``time.time()``) and the state's *key*: round,
 honba, deposits, tiles left and scores, what the card shows of it. "Leaves" is the socket
-write of the table's MQTT client that sends it; ``TablePublisher._send`` hands it to the
+write of the table's MQTT client that sends it; ``BrokerLink._send`` hands it to the
 client a loop turn or two earlier (``client_wait_ms``: the load generator's own delay,
 not counted). States the publisher coalesced before sending never leave and are not
 samples. Consecutive states with one key are one change, timed from the first. In the
@@ -71,7 +71,7 @@ import _common as common
 from hw_sim import SimTable
 from tablectl.config import config_for
 from tablectl.daemon import Daemon
-from tablectl.mqtt import TablePublisher
+from tablectl.mqtt_link import BrokerLink
 from tablectl.mqtt_settings import MqttSettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -488,12 +488,12 @@ def timed_states(sent: list[Sent]) -> Iterator[None]:
     its MQTT client (``handed``), whose next socket write sends it (``t``)."""
     import paho.mqtt.client as paho
 
-    original_send = TablePublisher._send
+    original_send = BrokerLink._send
     original_write = paho.Client.loop_write
     waiting: dict[int, list[tuple[str, Key, float]]] = {}
 
-    async def send(self: TablePublisher, client: Any, message: Any) -> None:
-        if message.topic == self.state_topic:
+    async def send(self: BrokerLink, client: Any, message: Any) -> None:
+        if message.topic == self._topics.state:
             state = json.loads(message.payload)
             noted = (str(state.get("table")), state_key(state), time.time())
             waiting.setdefault(id(client._client), []).append(noted)
@@ -507,7 +507,7 @@ def timed_states(sent: list[Sent]) -> Iterator[None]:
         return original_write(self)
 
     with (
-        mock.patch.object(TablePublisher, "_send", send),
+        mock.patch.object(BrokerLink, "_send", send),
         mock.patch.object(paho.Client, "loop_write", loop_write),
     ):
         yield

@@ -23,7 +23,7 @@ from aiomqtt import Client, MqttError
 
 from tablectl.dashboard.model import VERSION, ParlorModel, subscriptions
 from tablectl.dashboard.settings import DashboardSettings
-from tablectl.mqtt import (
+from tablectl.mqtt_link import (
     PUBLISH_TIMEOUT,
     RECONNECT_DELAY_MAX,
     RECONNECT_DELAY_MIN,

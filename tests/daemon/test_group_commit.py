@@ -69,7 +69,7 @@ def _group(*keys: tuple[int, K], start: int = 1) -> list[Delivery]:
 
 def _commits(journal: Journal) -> list[str]:
     statements: list[str] = []
-    journal._conn.set_trace_callback(statements.append)
+    journal._commit._conn.set_trace_callback(statements.append)
     return statements
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 import tablectl.journal as journal_mod
+import tablectl.journal_file as journal_file
+import tablectl.journal_schema as journal_schema
 from tablectl.journal import (
     WAL_FRAME_HEADER,
     WAL_HEADER,
@@ -309,7 +311,7 @@ def test_a_version_1_file_gains_the_link_position(
 ) -> None:
     path = tmp_path / "j.sqlite3"
     with monkeypatch.context() as patch:
-        patch.setattr(journal_mod, "MIGRATIONS", {1: journal_mod.MIGRATIONS[1]})
+        patch.setattr(journal_schema, "MIGRATIONS", {1: journal_mod.MIGRATIONS[1]})
         with Journal.open(path) as journal:
             game_id = journal.start_game("t1", "kenko", None, T0)
             journal.append(game_id, Riichi(seat=2), T0 + 1)
@@ -324,7 +326,7 @@ def test_a_version_2_file_gains_the_notes(tmp_path: Path, monkeypatch: pytest.Mo
     path = tmp_path / "j.sqlite3"
     with monkeypatch.context() as patch:
         old = {v: journal_mod.MIGRATIONS[v] for v in (1, 2)}
-        patch.setattr(journal_mod, "MIGRATIONS", old)
+        patch.setattr(journal_schema, "MIGRATIONS", old)
         with Journal.open(path) as journal:
             game_id = journal.start_game("t1", "kenko", None, T0)
     with Journal.open(path) as journal:
@@ -658,7 +660,7 @@ def test_a_folder_the_daemon_cannot_write_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Root writes anywhere, so the check is shown with os.access saying no.
-    monkeypatch.setattr(journal_mod.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(journal_file.os, "access", lambda path, mode: False)
     with pytest.raises(JournalError, match="is not writable by this user; fix its owner or mode"):
         Journal.open(tmp_path / "j.sqlite3")
 
@@ -681,7 +683,7 @@ def test_a_version_1_journal_is_read_without_being_upgraded(
 ) -> None:
     path = tmp_path / "j.sqlite3"
     with monkeypatch.context() as patch:
-        patch.setattr(journal_mod, "MIGRATIONS", {1: journal_mod.MIGRATIONS[1]})
+        patch.setattr(journal_schema, "MIGRATIONS", {1: journal_mod.MIGRATIONS[1]})
         game_id = _journal_with_a_game(path)
     with Journal.open(path, readonly=True) as journal:
         assert journal.query("PRAGMA user_version") == [(1,)]

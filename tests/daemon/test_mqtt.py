@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from aiomqtt import Client
 
-import tablectl.mqtt as mqtt_mod
+import tablectl.mqtt_link as link_mod
+import tablectl.mqtt_outbox as outbox_mod
 from tablectl.mqtt import TablePublisher
 from tablectl.mqtt_settings import MqttSettings
 
@@ -45,10 +46,10 @@ STATE = {
 @pytest.fixture(autouse=True)
 def fast_timing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small delays, as bellows patches T_RX_ACK_INIT; ratios match production."""
-    monkeypatch.setattr(mqtt_mod, "RECONNECT_DELAY_MIN", 0.05)
-    monkeypatch.setattr(mqtt_mod, "RECONNECT_DELAY_MAX", 0.2)
-    monkeypatch.setattr(mqtt_mod, "PUBLISH_TIMEOUT", 2.0)
-    monkeypatch.setattr(mqtt_mod, "CLOSE_TIMEOUT", 2.0)
+    monkeypatch.setattr(link_mod, "RECONNECT_DELAY_MIN", 0.05)
+    monkeypatch.setattr(link_mod, "RECONNECT_DELAY_MAX", 0.2)
+    monkeypatch.setattr(link_mod, "PUBLISH_TIMEOUT", 2.0)
+    monkeypatch.setattr(link_mod, "CLOSE_TIMEOUT", 2.0)
 
 
 def _live_children() -> set[int]:
@@ -194,7 +195,7 @@ def test_construct_without_loop_and_validate() -> None:
 
 def test_queue_coalesces_state_and_drops_oldest_events(monkeypatch: pytest.MonkeyPatch) -> None:
     """Bounded queue: state coalesces, events drop oldest-first, games survive longest."""
-    monkeypatch.setattr(mqtt_mod, "QUEUE_LIMIT", 3)
+    monkeypatch.setattr(outbox_mod, "QUEUE_LIMIT", 3)
     publisher = TablePublisher(MqttSettings("127.0.0.1"), "t1", 4)
 
     for honba in range(5):
@@ -207,7 +208,7 @@ def test_queue_coalesces_state_and_drops_oldest_events(monkeypatch: pytest.Monke
 
     # Drain without a broker (private, to see order and content).
     sent = []
-    while (message := publisher._take()) is not None:
+    while (message := publisher._outbox.take()) is not None:
         sent.append((message.topic, json.loads(message.payload)))
     fifo = [(t, p) for t, p in sent if t.endswith(("/games", "/events"))]
     retained = [(t, p) for t, p in sent if (t, p) not in fifo]
@@ -231,7 +232,7 @@ def test_queue_coalesces_state_and_drops_oldest_events(monkeypatch: pytest.Monke
     for n in range(4):
         publisher.publish_game({"game": n})
     assert publisher.stats.dropped == 4
-    assert [json.loads(m.payload) for m in publisher._fifo] == [
+    assert [json.loads(m.payload) for m in publisher._outbox._fifo] == [
         {"v": 1, "game": n} for n in (1, 2, 3)
     ]
 
@@ -559,14 +560,14 @@ def test_staff_requests_from_the_broker_are_checked_before_the_daemon_sees_them(
                 b'{"alert": "a1", "by": "' + b"x" * 65 + b'"}', b'{"alert": "a1", "by": "\\n"}',
                 b'{"alert": "a1", "by": "Mika", "pad": "' + b"x" * 5000 + b'"}',
                 b"[" * 100_000):  # fmt: skip
-        publisher._staff_ack(bad)
+        publisher._requests.ack(bad)
     for bad in (b'{"cmd": "rm", "by": "Mika"}', b'{"cmd": "undo"}',
                 b'{"cmd": "new_game", "by": "Mika", "rules": 7}'):  # fmt: skip
-        publisher._staff_command(bad)
+        publisher._requests.command(bad)
     assert acks == [] and commands == []
     assert caplog.text.count("ignored") == 11
-    publisher._staff_ack(b'{"alert": "a1", "by": "Mika", "at": 1.5}')
-    publisher._staff_command(b'{"cmd": "new_game", "by": "Mika", "rules": "kenko"}')
-    publisher._staff_command(b'{"cmd": "undo", "by": "Mika"}')
+    publisher._requests.ack(b'{"alert": "a1", "by": "Mika", "at": 1.5}')
+    publisher._requests.command(b'{"cmd": "new_game", "by": "Mika", "rules": "kenko"}')
+    publisher._requests.command(b'{"cmd": "undo", "by": "Mika"}')
     assert acks == [("a1", "Mika")]
     assert commands == [("new_game", "Mika", "kenko"), ("undo", "Mika", None)]

@@ -27,7 +27,7 @@ class CheckedPublisher:
         self.seen: dict[str, list[Any]] = {}
 
     def _drain(self) -> None:
-        while (message := self.inner._take()) is not None:
+        while (message := self.inner._outbox.take()) is not None:
             value = check(message.topic, message.payload)
             leaf = message.topic.split("/v1/", 1)[1].split("/", 1)[1]
             self.seen.setdefault(leaf, []).append(value)

@@ -219,13 +219,13 @@ def test_a_signed_table_takes_signed_requests_once_and_refuses_the_rest(
     publisher = TablePublisher(settings, "t1", 4, clock=lambda: clock[0])
     seen = Recorder(publisher)
     good = json.dumps(signed(UNDO)).encode()
-    publisher._staff_command(good)
-    publisher._staff_command(good)  # the same again: a replay
-    publisher._staff_command(json.dumps(UNDO).encode())
+    publisher._requests.command(good)
+    publisher._requests.command(good)  # the same again: a replay
+    publisher._requests.command(json.dumps(UNDO).encode())
     ack = {"alert": "a1", "by": "Mika"}
-    publisher._staff_ack(json.dumps(signed(ack, "tablectl/v1/t1/staff/ack")).encode())
-    publisher._staff_ack(json.dumps(signed(ack)).encode())  # signed for the command topic
-    publisher._staff_command(b"not json")
+    publisher._requests.ack(json.dumps(signed(ack, "tablectl/v1/t1/staff/ack")).encode())
+    publisher._requests.ack(json.dumps(signed(ack)).encode())  # signed for the command topic
+    publisher._requests.command(b"not json")
     assert seen.commands == [("undo", "Mika", None)]
     assert seen.acks == [("a1", "Mika")]
     assert seen.refused == [
@@ -235,7 +235,7 @@ def test_a_signed_table_takes_signed_requests_once_and_refuses_the_rest(
         ("unknown", "?", "not a JSON object"),
     ]
     # A signed but malformed request is the sender's bug: said as before, not refused.
-    publisher._staff_command(json.dumps(signed({"cmd": "rm", "by": "Mika"})).encode())
+    publisher._requests.command(json.dumps(signed({"cmd": "rm", "by": "Mika"})).encode())
     assert "staff command ignored: 'cmd' must be one of undo, new_game" in caplog.text
     assert len(seen.refused) == 4
 
@@ -251,11 +251,11 @@ def test_a_flood_of_forged_requests_is_noted_a_few_times_then_counted(
     forged = json.dumps({**UNDO, "cmd": "new_game", "ts": int(NOW), "nonce": NONCE,
                          "sig": "0" * 64}).encode()  # fmt: skip
     for _ in range(2000):
-        publisher._staff_command(forged)
+        publisher._requests.command(forged)
     assert len(seen.refused) == 5 and seen.counted == []
     assert len(caplog.records) == 5
     clock[0] += 61  # the period is over: the next refusal reports the count first
-    publisher._staff_command(forged)
+    publisher._requests.command(forged)
     assert seen.counted == [{"bad signature": 1995}]
     assert "1995 more staff requests refused in 60 s: bad signature x1995" in caplog.text
     assert len(seen.refused) == 6 and len(caplog.records) == 7
@@ -264,7 +264,7 @@ def test_a_flood_of_forged_requests_is_noted_a_few_times_then_counted(
 def test_a_table_without_a_secret_refuses_every_request() -> None:
     publisher = TablePublisher(MqttSettings(host="127.0.0.1"), "t1", 4)
     seen = Recorder(publisher)
-    publisher._staff_command(json.dumps(signed(UNDO)).encode())
-    publisher._staff_ack(b'{"alert": "a1", "by": "Mika"}')
+    publisher._requests.command(json.dumps(signed(UNDO)).encode())
+    publisher._requests.ack(b'{"alert": "a1", "by": "Mika"}')
     assert seen.commands == [] and seen.acks == []
     assert seen.refused == [("undo", "Mika", REQUESTS_OFF), ("alert_ack", "Mika", REQUESTS_OFF)]

@@ -188,7 +188,7 @@ def test_the_durable_position_never_lags_near_a_turn_of_the_sequence_space(
     position: list[LinkPosition | None] = [LinkPosition(7, 0)]
     with Journal.open(tmp_path / "j.sqlite3") as journal:
         statements: list[str] = []
-        journal._conn.set_trace_callback(statements.append)
+        journal._commit._conn.set_trace_callback(statements.append)
         recorder = _recorder(journal, position)
         handled, lags = 0, []
         for group in range(1500):
