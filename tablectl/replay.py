@@ -18,7 +18,14 @@ from tablectl.rules.events import Event, EventFormatError, Start, parse_event
 from tablectl.rules.loader import RulesConfigError, load_rules
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
-from tablectl.rules.state import GameState, HandSettled, HandUndone, initial_state
+from tablectl.rules.state import (
+    Final,
+    GameState,
+    HandRecord,
+    HandSettled,
+    HandUndone,
+    initial_state,
+)
 
 
 class ReplayFileError(ValueError):
@@ -45,7 +52,7 @@ class ReplayResult:
             "honba": state.honba,
             "kyoutaku": state.kyoutaku,
             "finished": state.finished,
-            "final": state.final.as_dict() if state.final else None,
+            "final": final_dict(state.final) if state.final else None,
             "hands": self.hands,
             "rejected": self.rejected,
             "conditions": conditions(state),
@@ -54,6 +61,17 @@ class ReplayResult:
         if wall is not None:
             out["wall"] = wall
         return out
+
+
+def final_dict(final: Final) -> dict[str, Any]:
+    """The replay's ``final``: :meth:`Final.as_dict` with ``money`` (null for a preset
+    without money)."""
+    return {**final.as_dict(), "money": final.money.as_dict() if final.money else None}
+
+
+def hand_dict(record: HandRecord) -> dict[str, Any]:
+    """A ``hands`` entry: :meth:`HandRecord.as_dict` with the hand's per-seat ``chips``."""
+    return {**record.as_dict(), "chips": list(record.chips)}
 
 
 def parse_lines(lines: Iterable[str]) -> list[tuple[int, Event]]:
@@ -80,7 +98,7 @@ def run_events(rules: HouseRules, events: Iterable[tuple[int, Event]]) -> Replay
             if isinstance(effect, Refusal):
                 result.rejected.append({"line": number, **effect.as_dict()})
             elif isinstance(effect, HandSettled):
-                result.hands.append(effect.record.as_dict())
+                result.hands.append(hand_dict(effect.record))
             elif isinstance(effect, HandUndone):
                 result.hands.pop()
     return result
