@@ -109,7 +109,7 @@ def test_every_money_reading_is_commented_in_its_preset() -> None:
         ('[money]\nfee_payer = "loser"\n', ["[money] fee_payer is 'loser'", "'each', 'top'"]),
         ("[money]\nred_chips = 101\n", ["[money] red_chips is 101", "at most 100"]),
         ("[money]\nbust_prize = true\n", ["[money] bust_prize", "must be an integer"]),
-        ("[money]\nchip_valu = 1\n", ["option in [money] 'chip_valu'", "did you mean 'chip_value'"]),
+        ("[money]\nchip_valu = 1\n", ["[money] 'chip_valu'", "did you mean 'chip_value'"]),
         ("[mony]\nrate = 50\n", ["unknown key 'mony'", "did you mean 'money'"]),
     ],
 )
