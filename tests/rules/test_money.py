@@ -7,6 +7,7 @@ The tables are worked examples: each row's figures are computed by hand in its c
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -29,7 +30,8 @@ from tablectl.rules.money import (
 )
 from tablectl.rules.options import HouseRules, MoneyOptions
 from tablectl.rules.refusal import Refusal
-from tablectl.rules.state import initial_state
+from tablectl.rules.state import GameOver, HandSettled, initial_state
+from tests.helpers import random_event
 
 MONEY_PRESETS = ("sanma-free", "jboy", "jboy-sanma")
 
@@ -562,3 +564,40 @@ def test_without_result_points_the_rate_is_paid_on_the_score() -> None:
 
 def test_refusal_is_a_value() -> None:
     assert isinstance(chips_refusal(load_rules("kenko"), 0, 1, riichi=False), Refusal)
+
+
+@pytest.mark.parametrize("preset", MONEY_PRESETS)
+def test_chips_and_p_balance_in_many_games(preset: str) -> None:
+    """Random games with random (valid) chip counts: every hand's chips sum to zero, the
+    state's and the final's chips are the sum of the hands', and the P of the table sum
+    to minus the game fees (the uma, the chips, the prize and, at a rate, the results
+    all balance: sanma-free's results are whole 100s, 5P each at 50P per 1000)."""
+    rules = load_rules(preset)
+    rng = random.Random(f"money-{preset}")
+    finished = 0
+    with_chips = 0
+    for _ in range(100):
+        state = initial_state(rules)
+        hands: list[tuple[int, ...]] = []
+        for _ in range(600):
+            obj = random_event(rng, rules)
+            for hand in obj.get("winners", [obj] if obj["type"] == "tsumo" else []):
+                riichi = hand["seat"] in state.riichi
+                hand["chips"] = rng.randint(0, max_hand_chips(rules, riichi=riichi))
+            state, effects = step(state, ev.parse_event(json.loads(json.dumps(obj))))
+            assert not any(isinstance(e, Refusal) and "chips" in e.code for e in effects)
+            hands += [e.record.chips for e in effects if isinstance(e, HandSettled)]
+            if any(isinstance(e, GameOver) for e in effects):
+                break
+        assert all(sum(h) == 0 for h in hands)
+        with_chips += sum(1 for h in hands if any(h))
+        net = tuple(sum(h[s] for h in hands) for s in range(rules.players))
+        assert state.chips == net
+        if state.final is None:
+            continue
+        finished += 1
+        money = state.final.money
+        assert money is not None and money.chips == net
+        assert sum(money.total) == -rules.money.game_fee * rules.players
+        assert sum(money.prizes) == 0 and sum(money.uma) == 0
+    assert finished >= 80 and with_chips >= 20
