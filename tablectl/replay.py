@@ -18,14 +18,7 @@ from tablectl.rules.events import Event, EventFormatError, Start, parse_event
 from tablectl.rules.loader import RulesConfigError, load_rules
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
-from tablectl.rules.state import (
-    Final,
-    GameState,
-    HandRecord,
-    HandSettled,
-    HandUndone,
-    initial_state,
-)
+from tablectl.rules.state import GameState, HandRecord, HandSettled, HandUndone, initial_state
 
 
 class ReplayFileError(ValueError):
@@ -52,7 +45,7 @@ class ReplayResult:
             "honba": state.honba,
             "kyoutaku": state.kyoutaku,
             "finished": state.finished,
-            "final": final_dict(state.final) if state.final else None,
+            "final": state.final.as_dict() if state.final else None,
             "hands": self.hands,
             "rejected": self.rejected,
             "conditions": conditions(state),
@@ -61,12 +54,6 @@ class ReplayResult:
         if wall is not None:
             out["wall"] = wall
         return out
-
-
-def final_dict(final: Final) -> dict[str, Any]:
-    """The replay's ``final``: :meth:`Final.as_dict` with ``money`` (null for a preset
-    without money)."""
-    return {**final.as_dict(), "money": final.money.as_dict() if final.money else None}
 
 
 def hand_dict(record: HandRecord) -> dict[str, Any]:

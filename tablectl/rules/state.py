@@ -23,9 +23,7 @@ class Final:
     result points); they are taken after the ranking, from ``result`` when the preset has
     result points and from ``scores`` otherwise, so they never change a place.
 
-    ``money`` is the settlement in P where the preset has money (None otherwise); it is
-    not in :meth:`as_dict`, whose form the journal, MQTT and the records pin: the replay
-    adds it as ``final.money``.
+    ``money`` is the settlement in P where the preset has money (None otherwise).
     """
 
     scores: tuple[int, ...]
@@ -46,6 +44,7 @@ class Final:
             out["result"] = list(self.result)
         if self.penalties:
             out["penalties"] = list(self.penalties)
+        out["money"] = self.money.as_dict() if self.money else None
         return out
 
 

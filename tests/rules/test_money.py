@@ -377,16 +377,23 @@ def test_a_riichi_under_1000_pays_the_bust_prize_at_zero_or_more() -> None:
     assert money.prizes == (0, -300, 300)
 
 
-def test_the_money_stays_out_of_the_pinned_forms() -> None:
-    """Final.as_dict and HandRecord.as_dict keep the form the journal, MQTT and the
-    consoles pin; the replay adds final.money and hands[].chips."""
+def test_the_final_carries_the_money_and_the_record_keeps_its_pinned_form() -> None:
+    """Final.as_dict is the replay's final everywhere (MQTT game payload, demo): with
+    ``money``. HandRecord.as_dict keeps the form the consoles' last hand pins; the replay
+    adds ``chips`` to its hands."""
     rules = load_rules("sanma-free")
     state = replace(initial_state(rules), scores=(30000, 2000, 58000))
     state, effects = step(state, ev.Ron((1,), (ev.Hand(seat=2, yakuman=1),)))
-    assert state.final is not None
-    assert "money" not in state.final.as_dict()
-    settled = [e for e in effects if type(e).__name__ == "HandSettled"]
-    assert "chips" not in settled[0].record.as_dict()  # type: ignore[attr-defined]
+    assert state.final is not None and state.final.money is not None
+    assert state.final.as_dict()["money"] == state.final.money.as_dict()
+    assert state.final.as_dict()["money"]["chips"] == [0, -10, 10]
+    settled = [e for e in effects if isinstance(e, HandSettled)]
+    assert "chips" not in settled[0].record.as_dict()
+    assert settled[0].record.chips == (0, -10, 10)
+    tenhou = load_rules("tenhou")
+    state = replace(initial_state(tenhou), scores=(25000, 2000, 25000, 48000))
+    state, _ = step(state, ev.Ron((1,), (ev.Hand(seat=2, yakuman=1),)))
+    assert state.final is not None and state.final.as_dict()["money"] is None
 
 
 def test_a_winner_with_chips_round_trips_through_json() -> None:
