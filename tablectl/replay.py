@@ -18,7 +18,7 @@ from tablectl.rules.events import Event, EventFormatError, Start, parse_event
 from tablectl.rules.loader import RulesConfigError, load_rules
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
-from tablectl.rules.state import GameState, HandSettled, HandUndone, initial_state
+from tablectl.rules.state import GameState, HandRecord, HandSettled, HandUndone, initial_state
 
 
 class ReplayFileError(ValueError):
@@ -56,6 +56,11 @@ class ReplayResult:
         return out
 
 
+def hand_dict(record: HandRecord) -> dict[str, Any]:
+    """A ``hands`` entry: :meth:`HandRecord.as_dict` with the hand's per-seat ``chips``."""
+    return {**record.as_dict(), "chips": list(record.chips)}
+
+
 def parse_lines(lines: Iterable[str]) -> list[tuple[int, Event]]:
     """Parse JSON Lines into (line number, event) pairs; blank and ``#`` lines are skipped."""
     parsed: list[tuple[int, Event]] = []
@@ -80,7 +85,7 @@ def run_events(rules: HouseRules, events: Iterable[tuple[int, Event]]) -> Replay
             if isinstance(effect, Refusal):
                 result.rejected.append({"line": number, **effect.as_dict()})
             elif isinstance(effect, HandSettled):
-                result.hands.append(effect.record.as_dict())
+                result.hands.append(hand_dict(effect.record))
             elif isinstance(effect, HandUndone):
                 result.hands.pop()
     return result

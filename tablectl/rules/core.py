@@ -16,6 +16,7 @@ from dataclasses import replace
 from tablectl.rules import events as ev
 from tablectl.rules import tiletrack, walltrack
 from tablectl.rules.ending import finish, ranking
+from tablectl.rules.money import chip_payments, chips_refusal, yakuman_chips
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import (
     HandValue,
@@ -263,7 +264,32 @@ def _value(state: GameState, hand: ev.Hand, *, tsumo: bool) -> HandValue | Refus
             return Refusal("pao_needs_yakuman", "pao applies to yakuman hands only")
         if hand.pao == hand.seat:
             return Refusal("bad_pao", f"seat {hand.seat} cannot be responsible for its own win")
+    if hand.chips is not None:
+        riichi = hand.seat in state.riichi
+        bad = chips_refusal(state.rules, hand.seat, hand.chips, riichi=riichi)
+        if bad is not None:
+            return bad
     return value
+
+
+def _chips(state: GameState, hand: ev.Hand, value: HandValue, discarder: int | None) -> list[int]:
+    """Each seat's chip change for one winner's hand paid by ``discarder`` (None: a
+    tsumo): the chips entered with the hand and the yakuman chips of its value (a
+    yakuman entered as han is a kazoe one)."""
+    money = state.rules.money
+    earned = (hand.chips or 0) + yakuman_chips(money, yakuman=value.yakuman, kazoe=not hand.yakuman)
+    if not earned:
+        return [0] * state.players
+    return list(
+        chip_payments(
+            state.players,
+            hand.seat,
+            earned,
+            discarder=discarder,
+            pao=hand.pao,
+            pao_pays=money.pao_pays_chips,
+        )
+    )
 
 
 #: One yakuman: the part of a hand a pao player is responsible for.
@@ -332,6 +358,7 @@ def _settle_ron(
     the hand and value ``priced`` gives that (winner, discarder)."""
     rules = state.rules
     deltas = [0] * state.players
+    chips = [0] * state.players
     honba_each = rules.flow.multiple_ron_bonus == "each"
     for index, seat in enumerate(winners):
         is_dealer = seat == state.dealer
@@ -344,6 +371,7 @@ def _settle_ron(
             for payer, amount in payers.items():
                 deltas[payer] -= amount
                 deltas[seat] += amount
+            chips = list(_add(chips, _chips(state, hand, value, discarder)))
     deltas = _share_deposits(state, winners, deltas)
     dealer_won = state.dealer in winners
     return _end_hand(
@@ -354,6 +382,7 @@ def _settle_ron(
         dealer_repeats=dealer_won and rules.flow.dealer_repeat != "never",
         detail={"winners": winners, "from": list(discarders)},
         winners=winners,
+        chips=chips,
     )
 
 
@@ -429,6 +458,7 @@ def _tsumo(state: GameState, hand: ev.Hand) -> Handled:
         dealer_repeats=seat == state.dealer and rules.flow.dealer_repeat != "never",
         detail={"winners": [seat]},
         winners=[seat],
+        chips=_chips(state, hand, value, None),
     )
 
 
@@ -666,11 +696,14 @@ def _end_hand(
     tenpai: frozenset[int] = frozenset(),
     replay: bool = False,
     won: bool = False,
+    chips: Sequence[int] = (),
 ) -> Handled:
     """Settle a hand and move the game on. ``won``: a draw that flows like a win (a
-    nagashi under ``nagashi_flow = "win"``); ron and tsumo always do."""
+    nagashi under ``nagashi_flow = "win"``); ron and tsumo always do. ``chips``: each
+    seat's chip change (none when empty)."""
     rules = state.rules
     won = won or result in ("ron", "tsumo")
+    hand_chips = tuple(chips) or (0,) * state.players
     record = HandRecord(
         wind=state.wind,
         number=state.dealer + 1,
@@ -678,11 +711,13 @@ def _end_hand(
         result=result,
         deltas=_add(deltas, state.hand_payments),
         detail=dict(detail),
+        chips=hand_chips,
     )
     scores = _add(state.scores, deltas)
     played = replace(
         state,
         scores=scores,
+        chips=_add(state.chips, hand_chips),
         hand_payments=(0,) * state.players,
         kyoutaku=0 if kyoutaku_taken else state.kyoutaku,
         riichi=(),
@@ -710,7 +745,7 @@ def _end_hand(
         if reason is None:
             nxt, start_effects = with_hand_start(state, nxt)
             return nxt, effects + start_effects
-    final = finish(played, reason)
+    final = finish(played, reason, made_bust=state.bust_after_hand)
     effects.append(GameOver(final))
     return replace(played, finished=True, final=final, stop_offered=False), effects
 

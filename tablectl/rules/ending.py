@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from tablectl.rules.money import settle
 from tablectl.rules.state import Final, GameState
 
 #: Result points are kept to the hundred points (0.1 in thousands) ...
@@ -123,12 +124,15 @@ def result_points(
     return tuple(points)
 
 
-def finish(state: GameState, reason: str) -> Final:
-    """Apply the end-of-game adjustments to ``state``, rank the players, then penalties.
+def finish(state: GameState, reason: str, made_bust: Sequence[int] = ()) -> Final:
+    """Apply the end-of-game adjustments to ``state``, rank the players, then penalties,
+    and settle the money where the preset has it.
 
     The places are decided on the table scores first; only then do the deposits left on
     the table go to the top (shared equally by the tied tops under ``share_uma``), so they
-    never change who is tied or who is ahead.
+    never change who is tied or who is ahead. The bust prize is paid by every seat below
+    zero and by ``made_bust``, the seats the rules made bust whatever their score
+    (sanma-free's riichi at 900 or less).
     """
     game = state.rules.game
     scores = list(state.scores)
@@ -156,10 +160,17 @@ def finish(state: GameState, reason: str) -> Final:
         else:
             scores = [s - p for s, p in zip(scores, penalties, strict=True)]
     result = tuple(thousands(p) for p in points)
+    # Without result points the money is paid on what each seat won or lost.
+    won = points or tuple(Fraction(s - game.start_points) for s in scores)
+    busted = sorted({s for s, score in enumerate(state.scores) if score < 0} | set(made_bust))
+    money = settle(
+        state.rules, result=won, order=order, groups=groups, chips=state.chips, busted=busted
+    )
     return Final(
         scores=tuple(scores),
         ranking=order,
         reason=reason,
         result=result,
         penalties=penalties if any(penalties) else (),
+        money=money,
     )

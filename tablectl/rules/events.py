@@ -27,13 +27,18 @@ class EventFormatError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Hand:
-    """One winner's hand value: han and fu, or a yakuman count (``yakuman`` > 0)."""
+    """One winner's hand value: han and fu, or a yakuman count (``yakuman`` > 0).
+
+    ``chips`` is the count of chips (祝儀) the hand earns besides the yakuman chips, as
+    the winner entered it (None: not given, none); yakuman chips follow from the value.
+    """
 
     seat: int
     han: int = 0
     fu: int | None = None
     yakuman: int = 0
     pao: int | None = None
+    chips: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +293,7 @@ def _check_keys(obj: Mapping[str, Any], allowed: tuple[str, ...], where: str) ->
             )
 
 
-HAND_KEYS = ("seat", "han", "fu", "yakuman", "pao")
+HAND_KEYS = ("seat", "han", "fu", "yakuman", "pao", "chips")
 
 
 def _hand(obj: Any, where: str) -> Hand:
@@ -298,15 +303,16 @@ def _hand(obj: Any, where: str) -> Hand:
         _check_keys(obj, HAND_KEYS, where)
     seat = _req_int(obj, "seat")
     pao = _int(obj, "pao", optional=True)
+    chips = _int(obj, "chips", optional=True)
     if "yakuman" in obj:
         yakuman = _req_int(obj, "yakuman")
         if "han" in obj or "fu" in obj:
             raise EventFormatError(f"{where}: give either 'yakuman' or 'han'/'fu', not both")
-        return Hand(seat=seat, yakuman=yakuman, pao=pao)
+        return Hand(seat=seat, yakuman=yakuman, pao=pao, chips=chips)
     han = _int(obj, "han")
     fu = _int(obj, "fu", optional=True)
     assert han is not None
-    return Hand(seat=seat, han=han, fu=fu, pao=pao)
+    return Hand(seat=seat, han=han, fu=fu, pao=pao, chips=chips)
 
 
 def _ron(obj: Mapping[str, Any]) -> Ron:
@@ -430,6 +436,8 @@ def _hand_json(hand: Hand) -> dict[str, Any]:
             out["fu"] = hand.fu
     if hand.pao is not None:
         out["pao"] = hand.pao
+    if hand.chips is not None:
+        out["chips"] = hand.chips
     return out
 
 

@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tablectl.rules.options import SECTIONS, HouseRules
+from tablectl.rules.options import CHIP_ITEMS, SECTIONS, HouseRules
 
 PRESET_PACKAGE = "tablectl.rules.presets"
 TOP_LEVEL_KEYS = ("name", "extends", "description")
@@ -334,6 +334,43 @@ def _check_consistency(source: str, rules: HouseRules) -> None:
         raise RulesConfigError(
             f"{source}: [flow] multiple_ron = 'every_discarder' is kantan's turn-based ron and"
             " needs [wall] own_walls = true"
+        )
+    _check_money(source, rules)
+
+
+def _check_money(source: str, rules: HouseRules) -> None:
+    """The ``[money]`` section's cross-field checks: a count of chips needs a chip value,
+    a chip value something that earns chips, a five's chips a five of that colour."""
+    money = rules.money
+    players = rules.players
+    if money.uma and len(money.uma) != players:
+        raise RulesConfigError(
+            f"{source}: [money] uma has {len(money.uma)} entries; it needs one per player"
+            f" ({players}) or none"
+        )
+    if money.uma and sum(money.uma) != 0:
+        raise RulesConfigError(f"{source}: [money] uma must sum to 0, got {sum(money.uma)}")
+    counts = [f"{item}_chips" for item in CHIP_ITEMS] + ["yakuman_chips"]
+    earning = [name for name in counts if getattr(money, name)]
+    if earning and not money.chip_value:
+        raise RulesConfigError(
+            f"{source}: [money] {earning[0]} is {getattr(money, earning[0])} but chip_value"
+            " is 0: give the P a chip is worth"
+        )
+    if money.chip_value and not earning:
+        raise RulesConfigError(
+            f"{source}: [money] chip_value is {money.chip_value} but nothing earns chips:"
+            f" set one of {', '.join(counts)}"
+        )
+    if money.gold_chips and not rules.tiles.gold_fives:
+        raise RulesConfigError(
+            f"{source}: [money] gold_chips is {money.gold_chips} but [tiles] gold_fives is"
+            " empty: no tile earns them"
+        )
+    if money.red_chips and not rules.tiles.red_fives:
+        raise RulesConfigError(
+            f"{source}: [money] red_chips is {money.red_chips} but [tiles] red_fives is"
+            " empty: no tile earns them"
         )
 
 

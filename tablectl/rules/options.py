@@ -398,6 +398,100 @@ class TileOptions:
     pon_beats_chi: bool = opt(True, "a pon declared with a chi takes precedence")
 
 
+#: What a hand's chips (祝儀) can be earned for, besides the yakuman chips.
+CHIP_ITEMS = ("red", "gold", "ippatsu", "ura", "kan_ura")
+
+
+@dataclass(frozen=True, slots=True)
+class MoneyOptions:
+    """A free parlor's settlement in P (points of account): the result at the rate, the
+    placement uma, chips (祝儀), the game fee and the bust prize (docs/rules.md, "Money").
+
+    Every amount is in P, every count in chips; 0 (or an empty uma) means "none", and a
+    preset without any of them settles in points alone (``enabled`` is false).
+    """
+
+    rate: int = opt(
+        0,
+        "P per 1000 result points (点5 = 50, 点ピン = 100); 0: the result is not paid in P",
+        min=0,
+        max=100_000,
+    )
+    uma: tuple[int, ...] = opt(
+        (),
+        "placement uma in P, best first, one per player, summing to 0 (empty = none)",
+        min=-1_000_000,
+        max=1_000_000,
+    )
+    game_fee: int = opt(0, "game fee (ゲーム代) in P per finished game", min=0, max=100_000)
+    fee_payer: Literal["each", "top"] = opt(
+        "each",
+        "who pays the game fee: each player, or the game's top alone (トップ払い)",
+        choices=("each", "top"),
+    )
+    chip_value: int = opt(0, "P per chip (0 = no chips)", min=0, max=100_000)
+    red_chips: int = opt(0, "chips for each red five in the winning hand", min=0, max=100)
+    gold_chips: int = opt(0, "chips for each gold five in the winning hand", min=0, max=100)
+    fives_need_riichi: bool = opt(
+        False,
+        "red and gold fives earn chips only in a riichi winner's hand (sanma-free: リーチ赤)",
+    )
+    ippatsu_chips: int = opt(0, "chips for an ippatsu win", min=0, max=100)
+    ura_chips: int = opt(0, "chips for each ura dora (under the first indicator)", min=0, max=100)
+    kan_ura_chips: int = opt(
+        0, "chips for each kan-ura dora (under a kan's indicator)", min=0, max=100
+    )
+    yakuman_chips: int = opt(
+        0,
+        "chips for a yakuman win (役満祝儀), on top of the hand's other chips: from the"
+        " discarder on a ron, from each other player on a tsumo (0 = none)",
+        min=0,
+        max=1000,
+    )
+    yakuman_chips_each: bool = opt(
+        False,
+        "a double or triple yakuman earns the yakuman chips once per yakuman; false: once"
+        " per hand however many (ご祝儀は重複しません)",
+    )
+    kazoe_chips: bool = opt(
+        False, "a kazoe yakuman (13 han counted as a yakuman) earns the yakuman chips too"
+    )
+    renhou_chips: Literal["ordinary", "fives_only"] = opt(
+        "ordinary",
+        "a renhou earns the chips of any win, or only its red and gold fives (jboy:"
+        " 赤・金の祝儀のみ): no yakuman chips either way unless renhou is a yakuman",
+        choices=("ordinary", "fives_only"),
+    )
+    pao_pays_chips: bool = opt(
+        True,
+        "on a pao win the pao player pays all the winner's chips (on a tsumo the count"
+        " from each other player); false: they are paid as on any win",
+    )
+    bust_prize: int = opt(
+        0,
+        "bust prize (トビ賞) in P: each seat below zero at the game's end (or made bust by"
+        " the rules: a riichi under the minimum) pays it to the top",
+        min=0,
+        max=100_000,
+    )
+
+    @property
+    def enabled(self) -> bool:
+        """The preset settles the game in P."""
+        return bool(self.rate or self.uma or self.game_fee or self.chip_value or self.bust_prize)
+
+    @property
+    def hand_chips(self) -> bool:
+        """A hand may earn chips besides the yakuman chips (a winner may enter them)."""
+        return any(getattr(self, f"{item}_chips") for item in CHIP_ITEMS)
+
+    @property
+    def chips_without_riichi(self) -> bool:
+        """A winner who did not declare riichi can still earn chips besides the yakuman
+        chips: red or gold fives count on any win. (Ippatsu and ura need riichi.)"""
+        return bool(self.red_chips or self.gold_chips) and not self.fives_need_riichi
+
+
 @dataclass(frozen=True, slots=True)
 class HouseRules:
     """One complete rule set.  Built by the loader from a preset; frozen."""
@@ -411,6 +505,7 @@ class HouseRules:
     penalties: PenaltyOptions = field(default_factory=PenaltyOptions)
     wall: WallOptions = field(default_factory=WallOptions)
     tiles: TileOptions = field(default_factory=TileOptions)
+    money: MoneyOptions = field(default_factory=MoneyOptions)
 
     @property
     def players(self) -> int:
@@ -426,6 +521,7 @@ SECTIONS: dict[str, type[Any]] = {
     "penalties": PenaltyOptions,
     "wall": WallOptions,
     "tiles": TileOptions,
+    "money": MoneyOptions,
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tablectl.rules.money import Money
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.wall import WallState
@@ -21,6 +22,8 @@ class Final:
     ``penalties`` are the points each seat lost to penalties taken at the end (chombo in
     result points); they are taken after the ranking, from ``result`` when the preset has
     result points and from ``scores`` otherwise, so they never change a place.
+
+    ``money`` is the settlement in P where the preset has money (None otherwise).
     """
 
     scores: tuple[int, ...]
@@ -28,6 +31,7 @@ class Final:
     reason: str
     result: tuple[float, ...] = ()
     penalties: tuple[int, ...] = ()
+    money: Money | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -40,6 +44,7 @@ class Final:
             out["result"] = list(self.result)
         if self.penalties:
             out["penalties"] = list(self.penalties)
+        out["money"] = self.money.as_dict() if self.money else None
         return out
 
 
@@ -77,6 +82,8 @@ class GameState:
     wall: WallState | None = None
     #: Every seat's tiles, in a hand whose wall layout was read (docs/tiles.md); else None.
     tiles: TileState | None = None
+    #: Each seat's net chips (祝儀) in the game so far (docs/rules.md, "Money").
+    chips: tuple[int, ...] = ()
     #: What an ``undo`` goes back to; not part of the game's value (equality, repr).
     undo: UndoPoint | None = field(default=None, compare=False, repr=False)
 
@@ -118,12 +125,17 @@ def initial_state(rules: HouseRules) -> GameState:
         scores=(rules.game.start_points,) * players,
         final_penalties=(0,) * players,
         hand_payments=(0,) * players,
+        chips=(0,) * players,
     )
 
 
 @dataclass(frozen=True, slots=True)
 class HandRecord:
-    """One finished hand, as listed in the replay output."""
+    """One finished hand, as listed in the replay output.
+
+    ``chips`` is each seat's chip change in the hand (zeros where nobody earned any); it
+    is not in :meth:`as_dict`, whose form the consoles and MQTT pin: the replay adds it.
+    """
 
     wind: str
     number: int
@@ -131,6 +143,7 @@ class HandRecord:
     result: HandResult
     deltas: tuple[int, ...]
     detail: dict[str, Any] = field(default_factory=dict, compare=False)
+    chips: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""

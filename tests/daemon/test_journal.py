@@ -29,7 +29,7 @@ from tablectl.journal import (
     export_game,
     resume,
 )
-from tablectl.replay import ReplayResult, replay
+from tablectl.replay import ReplayResult, hand_dict, replay
 from tablectl.rules.core import step
 from tablectl.rules.events import Event, Hand, Riichi, Start, Tsumo, parse_event
 from tablectl.rules.loader import load_rules
@@ -107,7 +107,7 @@ def test_export_replays_to_the_live_output(tmp_path: Path, preset: str, seed: in
     live = ReplayResult(
         rules=rules,
         state=game[-1][1],
-        hands=[h.record.as_dict() for _, _, hands in game for h in hands],
+        hands=[hand_dict(h.record) for _, _, hands in game for h in hands],
     )
     lines = text.splitlines()
     assert lines[0] == json.dumps({"type": "start", "rules": preset}, separators=(",", ":"))

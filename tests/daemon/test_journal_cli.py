@@ -16,7 +16,7 @@ import pytest
 import tablectl.journal as journal_mod
 from tablectl.cli import main
 from tablectl.journal import Journal
-from tablectl.replay import ReplayResult
+from tablectl.replay import ReplayResult, hand_dict
 from tablectl.rules.core import step
 from tablectl.rules.events import Riichi, parse_event
 from tablectl.rules.loader import load_rules
@@ -49,7 +49,7 @@ def play(
         if any(isinstance(e, Refusal) for e in effects):
             continue
         live.state = state
-        live.hands += [e.record.as_dict() for e in effects if isinstance(e, HandSettled)]
+        live.hands += [hand_dict(e.record) for e in effects if isinstance(e, HandSettled)]
         now += 30
         journal.append(game_id, event, now, final=state.final.as_dict() if state.final else None)
     return {"game_id": game_id, **live.as_dict()}
@@ -106,7 +106,7 @@ def play_again(preset: str, seed: int) -> dict[str, Any]:
         if any(isinstance(e, Refusal) for e in effects):
             continue
         live.state = state
-        live.hands += [e.record.as_dict() for e in effects if isinstance(e, HandSettled)]
+        live.hands += [hand_dict(e.record) for e in effects if isinstance(e, HandSettled)]
     return live.as_dict()
 
 

@@ -58,6 +58,7 @@ def test_output_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         "deltas": [-2600, 0, 2600, 0],
         "winners": [2],
         "from": [0],
+        "chips": [0, 0, 0, 0],  # kenko has no chips: always there, all zeros
     }
     assert result["rejected"] == []
 
@@ -115,7 +116,8 @@ def test_refused_events_still_exit_zero(tmp_path: Path, capsys: pytest.CaptureFi
         (
             '{"type":"start","rules":"ariari"}\n'
             '{"type":"ron","from":0,"winners":[{"seat":1,"han":2,"fu":30,"dora":1}]}\n',
-            "line 2: unknown field 'dora' in winners[0]; allowed: seat, han, fu, yakuman, pao",
+            "line 2: unknown field 'dora' in winners[0];"
+            " allowed: seat, han, fu, yakuman, pao, chips",
         ),
         (
             '{"type":"start","rules":"ariari"}\n{"type":"abort","reason":"boredom"}\n',

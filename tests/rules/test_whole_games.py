@@ -48,4 +48,6 @@ def test_ariari_game_by_hand() -> None:
         "scores": [24800, 23300, 27400, 24500],
         "ranking": [2, 0, 3, 1],
         "reason": "last_round",
+        "money": None,  # ariari has no money
     }
+    assert all(h["chips"] == [0, 0, 0, 0] for h in out["hands"])
