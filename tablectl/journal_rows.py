@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from tablectl.journal_file import JournalError
 from tablectl.rules.events import Event
-from tablectl.rules.options import HouseRules, as_dict
+from tablectl.rules.options import HouseRules, MoneyOptions, as_dict
 
 __all__ = [
     "MAX_ROW",
@@ -66,6 +66,10 @@ def rules_digest(rules: HouseRules) -> str:
     """A fingerprint of every resolved option, to notice a preset that changed under a game."""
     resolved = as_dict(rules)
     resolved.pop("description")  # prose; a reworded description changes no score
+    if rules.money == MoneyOptions():
+        # A preset without money settles as before money existed: its games' digests,
+        # journalled before the section was added, must still match after an upgrade.
+        resolved.pop("money")
     text = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -28,6 +28,7 @@ from tablectl.journal import (
     LinkPosition,
     export_game,
     resume,
+    rules_digest,
 )
 from tablectl.replay import ReplayResult, hand_dict, replay
 from tablectl.rules.core import step
@@ -222,6 +223,20 @@ def test_a_changed_rules_file_is_noticed_on_resume(
         with caplog.at_level(logging.WARNING, logger="tablectl.journal"):
             assert resume(journal) is not None
     assert "changed since the game started" in caplog.text
+
+
+#: Digests journalled before the [money] options existed (computed at 6642b00). A preset
+#: without money settles as it did, so its games must resume after the upgrade without a
+#: "rules changed" warning; presets that gained money (jboy, sanma-free) rightly differ.
+DIGESTS_BEFORE_MONEY = {
+    "tenhou": "e237dcffa1e75a3da501cc68b73fd66793d1e8da085cacd744cfd2c98561a505",
+    "kenko": "3c96848a99919a7c551d3485529e071f8649f40287b21057296a1ffdcbb3beab",
+}
+
+
+@pytest.mark.parametrize("preset", sorted(DIGESTS_BEFORE_MONEY))
+def test_a_preset_without_money_keeps_its_digest(preset: str) -> None:
+    assert rules_digest(load_rules(preset)) == DIGESTS_BEFORE_MONEY[preset]
 
 
 # --- files the journal cannot use ---------------------------------------------------
