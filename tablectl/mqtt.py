@@ -38,9 +38,10 @@ from typing import Any
 from aiomqtt import Client, MqttError, Will
 from aiomqtt.exceptions import MqttConnectError  # not re-exported by aiomqtt 2.x
 
-from tablectl import __version__, mqtt_refusals
+from tablectl import mqtt_refusals
 from tablectl.mqtt_settings import MqttSettings
 from tablectl.mqtt_signing import RequestVerifier
+from tablectl.version import __version__
 
 __all__ = ["PublisherStats", "TablePublisher"]
 
