@@ -8,9 +8,10 @@ preset, and the preset's own code for what the package cannot express (docs/tile
 kind (indicators, ura, red and gold fives by the preset's own ids, pulled norths) are
 counted here, not by the package, which only sees yaku.
 
-Pure: no I/O, clock or randomness.  This module imports ``mahjong``; nothing outside
-:mod:`tablectl.tiles` imports it at module level, so a daemon whose table does not read
-tiles never loads the package.
+Pure: no I/O, clock or randomness.  This module imports ``mahjong``; the rules core looks
+it up by name (:func:`tablectl.rules.tenpai.scorer`) and the daemon imports it when a table
+that reads tiles connects, so a daemon whose table does not read tiles never loads the
+package.
 """
 
 from __future__ import annotations
