@@ -18,12 +18,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
-import _common as common
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's tablectl, and the storm of tests/storm.py
 
-from tablectl.console.storm import InvariantBroken, KeyStorm
+import _common as common  # noqa: E402
+
+from tests.storm import InvariantBroken, KeyStorm  # noqa: E402
 
 
 async def run(keys: int, steps: int) -> dict[str, Any]:

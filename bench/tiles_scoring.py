@@ -7,7 +7,7 @@ Run from the repository root::
 For every preset, ``--hands`` random complete hands (tests/tiles/random_hands.py: sets
 and a pair with calls and kans, seven pairs, thirteen orphans; riichi, tsumo or ron, dora
 indicators, pulled norths) are drawn first, then each is scored once with
-:func:`tablectl.tiles.scoring.score_win`: hands per second, the p50/p99/max per call in
+:func:`tablectl.rules.tilescoring.score_win`: hands per second, the p50/p99/max per call in
 ms, and how many were refused (no yaku, sanma-free's atozuke).  About a third of random
 hands have no yaku; a refusal costs a package call like a score.  The per-call figures
 include whatever else the machine runs (a busy shared machine shows as a long tail); the
@@ -45,7 +45,7 @@ from tests.tiles.random_hands import random_win  # noqa: E402
 FIRST_CALL = """
 import json, random, time
 t0 = time.perf_counter()
-from tablectl.tiles.scoring import score_win
+from tablectl.rules.tilescoring import score_win
 t1 = time.perf_counter()
 from tablectl.rules.loader import load_rules
 from tests.tiles.random_hands import random_win
@@ -60,7 +60,7 @@ print(json.dumps({"import_ms": (t1 - t0) * 1000, "first_call_ms": (t3 - t2) * 10
 
 def per_preset(hands: int, seed: int) -> dict[str, dict[str, float]]:
     """Per preset: hands/s, p50/p99/max ms per call, refusals by code."""
-    from tablectl.tiles.scoring import score_win
+    from tablectl.rules.tilescoring import score_win
 
     out: dict[str, dict[str, float]] = {}
     for name in preset_names():

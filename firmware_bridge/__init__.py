@@ -9,8 +9,8 @@ Layers, top to bottom (each knows only the one below):
 * :mod:`firmware_bridge.signing` -- frame authentication (MAVLink v2-style signing with a
   shared key), off unless a key is given;
 * :mod:`firmware_bridge.codec` -- pure COBS + CRC-16 framing;
-* :mod:`firmware_bridge.transport` (+ ``usb_transport``, ``usb_loopback``) -- byte streams
-  opened by URL;
+* :mod:`firmware_bridge.endpoints` -- opens a transport by URL;
+* :mod:`firmware_bridge.transport` (+ ``usb_transport``, ``usb_loopback``) -- byte streams;
 * :mod:`firmware_bridge.testing` -- seeded faulty transports for tests and fault injection,
   and a fuzzer that throws frames into a live link pair.
 
@@ -26,6 +26,7 @@ from firmware_bridge.codec import (
     decode_packet,
     encode_frame,
 )
+from firmware_bridge.endpoints import open_transport
 from firmware_bridge.errors import (
     BridgeError,
     FrameError,
@@ -57,7 +58,6 @@ from firmware_bridge.transport import (
     TcpListener,
     Transport,
     open_pty,
-    open_transport,
     transport_pair,
 )
 

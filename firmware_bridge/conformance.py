@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 from firmware_bridge.codec import Flags, Frame, FrameDecoder, encode_frame
+from firmware_bridge.endpoints import open_transport
 from firmware_bridge.errors import ProtocolError, TransportError
 from firmware_bridge.messages import (
     PROTOCOL_MAJOR,
@@ -70,7 +71,7 @@ from firmware_bridge.messages import (
     decode_message,
 )
 from firmware_bridge.stdio import run_guarded
-from firmware_bridge.transport import Transport, open_transport
+from firmware_bridge.transport import Transport
 
 WINDOW = 8
 HEARTBEAT_S = 1.0

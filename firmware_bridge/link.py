@@ -41,6 +41,7 @@ from firmware_bridge.codec import (
     encode_frame,
     encode_unsigned,
 )
+from firmware_bridge.endpoints import connector_for
 from firmware_bridge.errors import (
     LinkDown,
     ProtocolError,
@@ -71,7 +72,7 @@ from firmware_bridge.signing import (
     check_key,
     split_signing_key,
 )
-from firmware_bridge.transport import Connector, Transport, connector_for
+from firmware_bridge.transport import Connector, Transport
 
 __all__ = [
     "HANDSHAKE_TIMEOUT",
@@ -345,7 +346,7 @@ def _consume_exception(fut: asyncio.Future[None]) -> None:
 class Link:
     """A reliable, self-healing message link over a byte transport.
 
-    ``connect`` is a transport URL (see :func:`firmware_bridge.transport.open_transport`) or
+    ``connect`` is a transport URL (see :func:`firmware_bridge.endpoints.open_transport`) or
     a :data:`Connector` called for every (re)connection. ``role`` picks the end; a device
     needs ``device_info``. ``name`` prefixes log lines (one table id per daemon).
 

@@ -21,7 +21,7 @@ from hw_sim.control import COMMANDS, ControlServer
 from hw_sim.faults import LINE_FAULTS, ONE_SHOT_FAULTS, TILE_FAULTS, FaultPlan
 from hw_sim.scenario import ACTIONS, ScenarioError, run_scenario
 from hw_sim.table import SimTable
-from hw_sim.view import live, render_table
+from hw_sim.view import live
 from tablectl.rules.loader import preset_names
 
 DESCRIPTION = """\
@@ -246,7 +246,7 @@ async def serve(args: argparse.Namespace) -> int:
             view.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await view
-            print(render_table(table))
+            print(table.render())
         if control is not None:
             await control.close()
         await table.close()

@@ -63,9 +63,9 @@ from tablectl.rules import wall as W
 from tablectl.rules.events import Call, Discard, Kan, North, Take, WallEvent
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
+from tablectl.rules.tilechecks import terminal_kinds
 from tablectl.rules.tiletrack import NINE_TERMINALS
 from tablectl.rules.walltrack import wall_rules
-from tablectl.tiles.checks import terminal_kinds
 from tablectl.tiles.hand import HandScore, Meld, WinContext
 from tablectl.tiles.ids import kind, tile_set
 

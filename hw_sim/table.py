@@ -24,6 +24,7 @@ from firmware_bridge.transport import (
 from hw_sim.faults import FaultPlan, parse_key
 from hw_sim.firmware import Console, SimFirmware
 from hw_sim.players import BotTable, WallFollower
+from hw_sim.view import render
 from tablectl.rules.loader import load_rules
 from tablectl.rules.options import HouseRules
 from tablectl.tiles.ids import tile_set
@@ -409,7 +410,12 @@ class SimTable:
         return await self.firmware.inject(fault, *args)
 
     def render(self) -> str:
-        """The terminal view of the table (see :mod:`hw_sim.view`)."""
-        from hw_sim.view import render_table
-
-        return render_table(self)
+        """The terminal view of the table (:func:`hw_sim.view.render`) under a header with
+        the table's rules, seed, endpoint and speed."""
+        fw = self.firmware
+        games = f"  games {self.games_finished}" if self.bots is not None else ""
+        header = (
+            f"hw_sim  {self.house.name}  seed {self.seed}  {self.url or 'no endpoint'}"
+            f"  speed {fw.speed:g}{games}"
+        )
+        return render(fw, self.follower, header=header)

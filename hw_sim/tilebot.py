@@ -5,7 +5,7 @@ Used by :class:`hw_sim.players.BotTable` at a table with seat readers (docs/simu
 "Bots with real tiles"). Shanten comes from ``mahjong.shanten.Shanten``; a win's value
 from the ``mahjong`` package's ``HandCalculator``, configured from the preset's
 ``[tiles]`` options as far as a bot needs it (the daemon's own scorer,
-``tablectl.tiles.scoring``, is the reference for real scoring). Deterministic: the only
+``tablectl.rules.tilescoring``, is the reference for real scoring). Deterministic: the only
 randomness is the ``random.Random`` a caller passes for tie-breaks.
 """
 
@@ -19,9 +19,9 @@ from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
 from mahjong.meld import Meld as LibMeld
 
+from tablectl.rules import tileshapes, tiletracker
 from tablectl.rules.options import HouseRules
 from tablectl.rules.scoring import MAX_HAN
-from tablectl.tiles import checks, tracker
 from tablectl.tiles.hand import HandScore, Meld, WinContext
 from tablectl.tiles.ids import TileSet, kind
 
@@ -49,13 +49,13 @@ MAX_YAKUMAN = 6
 
 def counts(tiles: Iterable[int]) -> tuple[int, ...]:
     """The 34-kind counts of tile ids ``tiles`` (the tile tracker's own count)."""
-    return checks.counts(tiles)
+    return tileshapes.counts(tiles)
 
 
 def shanten(house: HouseRules, tiles: Sequence[int]) -> int:
     """Shanten of concealed ``tiles`` (3n+1 or 3n+2 of them) under ``house``: -1 complete,
     0 tenpai; the count the rules core's checks make."""
-    return checks.shanten(house, tiles)
+    return tileshapes.shanten(house, tiles)
 
 
 def is_simple(k: int) -> bool:
@@ -113,7 +113,7 @@ def waits(house: HouseRules, tiles: Sequence[int]) -> frozenset[int]:
     """The kinds that complete concealed ``tiles`` (3n+1 of them) under ``house``, leaving
     out kinds the hand already holds four of; empty unless tenpai (the rules core's
     checks)."""
-    return frozenset(checks.waits(house, tiles))
+    return frozenset(tileshapes.waits(house, tiles))
 
 
 def pon_options(tiles: Sequence[int], called: int) -> list[tuple[int, int]]:
@@ -151,7 +151,7 @@ def kuikae_kinds(called: int, own: Sequence[int]) -> frozenset[int]:
     k = kind(called)
     own_kinds = [kind(t) for t in own]
     chi = len(own_kinds) == 2 and set(own_kinds) != {k}
-    return frozenset(tracker.kuikae_kinds(k, own_kinds, chi))
+    return frozenset(tiletracker.kuikae_kinds(k, own_kinds, chi))
 
 
 def yakuhai_kinds(seat_wind: int, round_wind: int) -> frozenset[int]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from firmware_bridge.messages import CentreDisplay, WallState, Zone
 from hw_sim.wall import tile_name
@@ -23,9 +23,8 @@ from hw_sim.wall import tile_name
 if TYPE_CHECKING:
     from hw_sim.firmware import Console, SimFirmware
     from hw_sim.players import WallFollower
-    from hw_sim.table import SimTable
 
-__all__ = ["live", "render", "render_table"]
+__all__ = ["Viewed", "live", "render"]
 
 _WIDTH = 78
 _BOX = 22  # a console box: 20 characters and two borders
@@ -164,18 +163,21 @@ def render(fw: SimFirmware, follower: WallFollower | None = None, *, header: str
     return "\n".join(lines) + "\n"
 
 
-def render_table(table: SimTable) -> str:
-    """:func:`render` with the table's rules, seed, endpoint and wall tracker."""
-    fw = table.firmware
-    games = f"  games {table.games_finished}" if table.bots is not None else ""
-    header = (
-        f"hw_sim  {table.house.name}  seed {table.seed}  {table.url or 'no endpoint'}"
-        f"  speed {fw.speed:g}{games}"
-    )
-    return render(fw, table.follower, header=header)
+class Viewed(Protocol):
+    """What :func:`live` reads of a table (:class:`hw_sim.table.SimTable`): the firmware
+    whose changes it waits for, and the picture it draws."""
+
+    @property
+    def firmware(self) -> SimFirmware:
+        """The simulated firmware."""
+        ...
+
+    def render(self) -> str:
+        """The whole view as text."""
+        ...
 
 
-async def live(table: SimTable, out: TextIO | None = None, fps: float = 10.0) -> None:
+async def live(table: Viewed, out: TextIO | None = None, fps: float = 10.0) -> None:
     """Redraw the view on ``out`` (stdout) whenever the table changes; runs until cancelled."""
     stream = out or sys.stdout
     fw = table.firmware
@@ -187,7 +189,7 @@ async def live(table: SimTable, out: TextIO | None = None, fps: float = 10.0) ->
     while True:
         if mark() != seen:
             seen = mark()
-            stream.write(_CLEAR + render_table(table))
+            stream.write(_CLEAR + table.render())
             stream.flush()
         await asyncio.sleep(1.0 / fps)  # throttle: a game changes the table hundreds of times
         await fw.wait_for(lambda last=seen: mark() != last)  # type: ignore[misc]

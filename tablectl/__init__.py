@@ -1,9 +1,8 @@
 """tablectl: the controller for Japanese riichi-mahjong automatic tables."""
 
-__version__ = "0.1.0"
+from tablectl.version import __version__
 
-#: Stopped with Ctrl-C (128 + SIGINT, as a shell reports it).
-EXIT_INTERRUPTED = 130
+__all__ = ["__version__", "console_main"]
 
 
 def console_main() -> int:
@@ -24,4 +23,4 @@ def console_main() -> int:
     except KeyboardInterrupt:
         stopping.release()
         sys.stderr.write("tablectl: stopped\n")
-        return EXIT_INTERRUPTED
+        return stopping.EXIT_INTERRUPTED

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.stdio import OneLineParser, read_stdin_line, run_guarded
-from tablectl import EXIT_INTERRUPTED, __version__, stopping
+from tablectl import stopping
 from tablectl.config import DEFAULT_JOURNAL, ConfigError, load_config
 from tablectl.journal import Journal, JournalError, export_game
 from tablectl.jsonlines import bounded_lines
@@ -27,6 +27,8 @@ from tablectl.rules.loader import (
     regular_file_problem,
 )
 from tablectl.rules.options import SECTIONS, as_dict
+from tablectl.stopping import EXIT_INTERRUPTED
+from tablectl.version import __version__
 
 EXIT_OK = 0
 #: ``tablectl ctl``: the daemon refused the action (it says why).

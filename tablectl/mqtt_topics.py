@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from tablectl import __version__
 from tablectl.mqtt_settings import MqttSettings
+from tablectl.version import __version__
 
 __all__ = [
     "CONTRACT_VERSION",

@@ -22,7 +22,10 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
-__all__ = ["forwarded", "hold", "release", "requested"]
+__all__ = ["EXIT_INTERRUPTED", "forwarded", "hold", "release", "requested"]
+
+#: Stopped with Ctrl-C (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
 
 
 class _Held:

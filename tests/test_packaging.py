@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,10 @@ def test_the_wheel_runs_a_table_in_a_fresh_venv(tmp_path: Path) -> None:
         "pip wheel",
     )
     (wheel,) = wheels.glob("tablectl-*.whl")
+    # The three packages and nothing else: no test tool (tests/storm.py) and no bench.
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.partition("/")[0] for name in archive.namelist()}
+    assert {top for top in tops if not top.endswith(".dist-info")} == set(PACKAGES)
 
     venv = tmp_path / "venv"
     _ok(_run([sys.executable, "-m", "venv", str(venv)], tmp_path), "python -m venv")

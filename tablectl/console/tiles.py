@@ -25,17 +25,17 @@ from firmware_bridge import messages as m
 from tablectl.console.host import SHORT_REFUSALS, ConsoleHost, log
 from tablectl.console.model import LINE, Pending, RonValue, WinEntry, fit
 from tablectl.rules import events as ev
+from tablectl.rules import tilechecks as checks
 from tablectl.rules import tiletrack
 from tablectl.rules.core import step
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
 from tablectl.rules.state import GameState
+from tablectl.rules.tiletracker import SeatTiles
 from tablectl.rules.wall import WallState, next_position, wall_step
 from tablectl.rules.walltrack import wall_rules
-from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore
 from tablectl.tiles.ids import KIND_NAMES, TileSet, kind, tile_set
-from tablectl.tiles.tracker import SeatTiles
 
 #: What the table must report at the hello for its hands to be tile-aware.
 TILE_CAPS = m.Capability.WALL_READER | m.Capability.SEAT_READER | m.Capability.WALL_TAKE_SENSORS
@@ -153,7 +153,7 @@ class TileFlow(ConsoleHost):
         """Import the scorer (and the ``mahjong`` package: 70-90 ms) when a table that
         reads tiles connects, so that the first TSUMO does not wait for it."""
         if self.reads_tiles():
-            importlib.import_module("tablectl.tiles.scoring")
+            importlib.import_module("tablectl.rules.tilescoring")
 
     def reset_zones(self) -> None:
         """Forget the zones (a new hand: the shuffle empties them)."""
@@ -512,7 +512,7 @@ class TileFlow(ConsoleHost):
     ) -> HandScore | tuple[str, str]:
         """What ``seat``'s win is worth by the tiles, or why it is no win (a short head
         and detail for the two display lines)."""
-        from tablectl.tiles.scoring import score_win
+        from tablectl.rules.tilescoring import score_win
 
         state = self.state if state is None else state
         tiles = state.tiles
@@ -580,7 +580,7 @@ class TileFlow(ConsoleHost):
     def scored_entry(self, seat: int, score: HandScore, *, tsumo: bool) -> WinEntry:
         """The win entry of a scored hand: its han, fu or yakuman, its points as the rules
         core pays them (without honba and deposits) and its yaku."""
-        from tablectl.tiles.scoring import to_hand
+        from tablectl.rules.tilescoring import to_hand
 
         hand = to_hand(score, seat)
         value = hand_value(self.rules, han=hand.han, fu=hand.fu, yakuman=hand.yakuman, tsumo=tsumo)

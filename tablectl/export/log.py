@@ -5,7 +5,7 @@ does: a refused event is skipped) and reads every hand off the core's own tile s
 (``GameState.tiles``, docs/tiles.md "The tile tracker"): the tracker has already checked
 that each tile is where the events say, so here the accepted events are only written down
 in order, from what each one changed.  A win is scored again from its tiles
-(:func:`tablectl.tiles.checks.win_context`, :func:`tablectl.tiles.scoring.score_win`) for
+(:func:`tablectl.rules.tilechecks.win_context`, :func:`tablectl.rules.tilescoring.score_win`) for
 the yaku the logs list.
 
 Deltas here follow the online logs, not the replay output: what the hand's result moved
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from tablectl.rules import events as ev
+from tablectl.rules import tilechecks
 from tablectl.rules.core import step
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
@@ -33,12 +34,11 @@ from tablectl.rules.state import (
     Payment,
     initial_state,
 )
+from tablectl.rules.tilescoring import score_win
+from tablectl.rules.tiletracker import TileState
 from tablectl.rules.wall import DEAL
-from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore, Meld
 from tablectl.tiles.ids import TileSet, tile_set
-from tablectl.tiles.scoring import score_win
-from tablectl.tiles.tracker import TileState
 
 __all__ = [
     "Action",
@@ -328,7 +328,7 @@ def _win(
     before: GameState, hand: ev.Hand, source: int, deltas: tuple[int, ...], *, tsumo: bool
 ) -> Win:
     """One win, with the scorer's reading of its tiles."""
-    ctx = checks.win_context(before.rules, before, hand.seat, tsumo, None if tsumo else source)
+    ctx = tilechecks.win_context(before.rules, before, hand.seat, tsumo, None if tsumo else source)
     score = score_win(before.rules, ctx)
     return Win(
         seat=hand.seat,

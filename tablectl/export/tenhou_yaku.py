@@ -1,7 +1,7 @@
 """A win's yaku as tenhou.net/6 lists them: ``"立直(1飜)"``, ``"ドラ(2飜)"``, ``"大三元(役満)"``.
 
-The scorer (:mod:`tablectl.tiles.scoring`) names yaku in short English
-(:data:`~tablectl.tiles.scoring.YAKU_NAMES`) and its dora as ``"dora 2"``; this module
+The scorer (:mod:`tablectl.rules.tilescoring`) names yaku in short English
+(:data:`~tablectl.rules.tilescoring.YAKU_NAMES`) and its dora as ``"dora 2"``; this module
 gives each tenhou.net's Japanese name and its han: a yaku's han closed or open as the
 ``mahjong`` package counts them (the scorer's source), a dora's the count in its name.
 They are listed in tenhou.net's yaku order; ``裏ドラ(0飜)`` is listed for a riichi hand

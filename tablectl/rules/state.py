@@ -8,8 +8,8 @@ from typing import Any, Literal
 from tablectl.rules.money import Money
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
+from tablectl.rules.tiletracker import TileState
 from tablectl.rules.wall import WallState
-from tablectl.tiles.tracker import TileState
 
 WINDS = "ESWN"
 HandResult = Literal["ron", "tsumo", "draw", "abort", "chombo"]

@@ -1,4 +1,4 @@
-"""Glue between the rules core and the tile tracker (:mod:`tablectl.tiles.tracker`).
+"""Glue between the rules core and the tile tracker (:mod:`tablectl.rules.tiletracker`).
 
 A hand without a ``layout`` event has no tiles (``GameState.tiles`` is None): every check
 here passes and the hand is what it was before tables read tiles.  With a layout, the
@@ -6,20 +6,20 @@ tile tracker steps beside the wall tracker, and the score events are checked aga
 tiles: riichi needs a closed tenpai hand, a ron or tsumo a complete one (and no furiten for
 a ron), an exhaustive draw the tenpai and nagashi seats the tiles say, a nine-terminals or
 four-winds abort the tiles that make it, and a win's han and fu those of the scorer
-(:mod:`tablectl.tiles.scoring`, when it is there).
+(:mod:`tablectl.rules.tilescoring`, when it is there).
 """
 
 from __future__ import annotations
 
 from tablectl.rules import events as ev
+from tablectl.rules import tenpai, tilechecks, tileshapes
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import MAX_HAN
 from tablectl.rules.state import GameState
+from tablectl.rules.tiletracker import TileState, declare_riichi, start_tiles, tile_step
 from tablectl.rules.wall import WallState
-from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore
 from tablectl.tiles.ids import KIND_NAMES, kind
-from tablectl.tiles.tracker import TileState, declare_riichi, start_tiles, tile_step
 
 
 def step_tiles(
@@ -44,7 +44,7 @@ def _tenpai(state: GameState, seat: int, concealed: tuple[int, ...]) -> bool:
     assert state.tiles is not None
     seat_wind, round_wind = _winds(state, seat)
     melds = state.tiles.seats[seat].melds
-    return checks.tenpai(state.rules, concealed, melds, seat_wind=seat_wind, round_wind=round_wind)
+    return tenpai.tenpai(state.rules, concealed, melds, seat_wind=seat_wind, round_wind=round_wind)
 
 
 def riichi(state: GameState, seat: int) -> TileState | Refusal | None:
@@ -53,14 +53,14 @@ def riichi(state: GameState, seat: int) -> TileState | Refusal | None:
     Refused with an open hand (``open_riichi``) but where riichi counts with calls
     (``tiles.yaku_with_calls``: kantan), and when no discard leaves the hand tenpai
     (``not_tenpai``) unless the preset lets a noten riichi be declared as a bluff
-    (:func:`~tablectl.tiles.checks.noten_riichi_allowed`): then it is found at the draw."""
+    (:func:`~tablectl.rules.tenpai.noten_riichi_allowed`): then it is found at the draw."""
     tiles, wall = state.tiles, state.wall
     if tiles is None or wall is None:
         return None
     st = tiles.seats[seat]
     if not st.closed and not state.rules.tiles.yaku_with_calls:
         return Refusal("open_riichi", f"seat {seat} has called and may not declare riichi")
-    if not checks.noten_riichi_allowed(state.rules):
+    if not tenpai.noten_riichi_allowed(state.rules):
         if wall.phase == "discard":
             options = {t // 4: t for t in st.concealed}.values()
             ready = any(
@@ -83,23 +83,23 @@ def check_ron(state: GameState, event: ev.Ron) -> Refusal | None:
     several = len(event.discarders) > 1
     for hand, discarder in event.pairs():
         st = tiles.seats[hand.seat]
-        tile = checks.ron_tile(state, discarder)
+        tile = tilechecks.ron_tile(state, discarder)
         if tile is None:
             return Refusal("not_a_win", f"seat {discarder} has no tile open to ron")
         name = KIND_NAMES[kind(tile)]
-        if not checks.is_complete(state.rules, (*st.concealed, tile)):
-            waits = checks.waits(state.rules, st.concealed)
+        if not tilechecks.is_complete(state.rules, (*st.concealed, tile)):
+            waits = tileshapes.waits(state.rules, st.concealed)
             return Refusal(
                 "not_a_win",
                 f"seat {hand.seat}: seat {discarder}'s {name} does not complete its hand"
-                f" (waits: {checks.kinds_text(waits)})",
+                f" (waits: {tileshapes.kinds_text(waits)})",
             )
-        if _robs_closed_kan(state) and not checks.is_kokushi((*st.concealed, tile)):
+        if _robs_closed_kan(state) and not tilechecks.is_kokushi((*st.concealed, tile)):
             return Refusal(
                 "not_a_win",
                 f"seat {hand.seat}: only thirteen orphans may rob a closed kan",
             )
-        reason = checks.furiten(state.rules, tiles, hand.seat, tile)
+        reason = tilechecks.furiten(state.rules, tiles, hand.seat, tile)
         if reason is not None:
             return Refusal("furiten", f"seat {hand.seat} may not ron {name}: {reason}")
         off = f" off seat {discarder}'s {name}" if several else ""
@@ -125,7 +125,7 @@ def check_tsumo(state: GameState, hand: ev.Hand) -> Refusal | None:
     if tiles is None:
         return None
     st = tiles.seats[hand.seat]
-    if not checks.is_complete(state.rules, st.concealed):
+    if not tilechecks.is_complete(state.rules, st.concealed):
         drawn = "" if st.drawn is None else f" with {KIND_NAMES[kind(st.drawn)]}"
         return Refusal("not_a_win", f"seat {hand.seat}'s hand{drawn} is not complete")
     return _check_value(state, hand, tsumo=True, discarder=None)
@@ -151,10 +151,10 @@ def _same_value(state: GameState, hand: ev.Hand, score: HandScore) -> bool:
 def _check_value(
     state: GameState, hand: ev.Hand, *, tsumo: bool, discarder: int | None, off: str = ""
 ) -> Refusal | None:
-    score_win = checks.scorer()
+    score_win = tenpai.scorer()
     if score_win is None:
         return None
-    ctx = checks.win_context(state.rules, state, hand.seat, tsumo, discarder)
+    ctx = tilechecks.win_context(state.rules, state, hand.seat, tsumo, discarder)
     score = score_win(state.rules, ctx)
     if isinstance(score, Refusal):
         return Refusal("not_a_win", f"seat {hand.seat}{off}: {score.code}: {score.message}")
@@ -184,16 +184,16 @@ def check_abort(state: GameState, reason: str) -> Refusal | None:
         return None
     if reason == "nine_terminals":
         seat = wall.turn
-        found = checks.terminal_kinds(tiles.seats[seat].concealed)
+        found = tilechecks.terminal_kinds(tiles.seats[seat].concealed)
         if len(found) < NINE_TERMINALS:
             return Refusal(
                 "too_few_terminals",
                 f"seat {seat} holds {len(found)} different terminals and honours "
-                f"({checks.kinds_text(found)}); nine terminals needs {NINE_TERMINALS}",
+                f"({tileshapes.kinds_text(found)}); nine terminals needs {NINE_TERMINALS}",
             )
     if reason == "four_winds":
         firsts = [kind(st.discards[0].tile) for st in tiles.seats]
-        if len(set(firsts)) != 1 or firsts[0] not in checks.WINDS:
+        if len(set(firsts)) != 1 or firsts[0] not in tilechecks.WINDS:
             said = ", ".join(f"seat {s} {KIND_NAMES[k]}" for s, k in enumerate(firsts))
             return Refusal(
                 "not_same_wind",
@@ -246,5 +246,5 @@ def expected_draw(state: GameState) -> ev.Draw | None:
     alive = [s for s in range(state.players) if s not in state.dead]
     return ev.Draw(
         tenpai=tuple(s for s in alive if _tenpai(state, s, tiles.seats[s].concealed)),
-        nagashi=tuple(s for s in alive if checks.nagashi(state.rules, tiles.seats[s])),
+        nagashi=tuple(s for s in alive if tilechecks.nagashi(state.rules, tiles.seats[s])),
     )

@@ -9,13 +9,14 @@ belongs to the set; following tenhou.net, the lowest ids of a kind are the colou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-from tablectl.rules.options import HouseRules
+from typing import Protocol
 
 __all__ = [
     "FIVES",
     "KIND_NAMES",
+    "SetOptions",
     "TileSet",
     "kind",
     "kind_name",
@@ -65,7 +66,39 @@ class TileSet:
         return text
 
 
-def tile_set(house: HouseRules) -> TileSet:
+class _Game(Protocol):
+    @property
+    def players(self) -> int: ...
+
+
+class _Fives(Protocol):
+    @property
+    def red_fives(self) -> Sequence[str]: ...
+
+    @property
+    def gold_fives(self) -> Sequence[str]: ...
+
+    @property
+    def red_count(self) -> int: ...
+
+
+class SetOptions(Protocol):
+    """What :func:`tile_set` reads of a preset (a :class:`tablectl.rules.options.HouseRules`):
+    the number of players and the coloured fives.  Named here so that the tile ids stay
+    below the rules core, which imports them."""
+
+    @property
+    def game(self) -> _Game:
+        """``[game]``: ``players``."""
+        ...
+
+    @property
+    def tiles(self) -> _Fives:
+        """``[tiles]``: ``red_fives``, ``gold_fives``, ``red_count``."""
+        ...
+
+
+def tile_set(house: SetOptions) -> TileSet:
     """The set of ``house``: 136 tiles, or 108 at three players; its coloured fives.
 
     A suit named in ``gold_fives`` gets one gold five; each suit in ``red_fives`` one red;

@@ -13,6 +13,7 @@ import pytest
 
 import firmware_bridge.link as link_mod
 from firmware_bridge.codec import Flags, Frame, FrameDecoder, encode_frame
+from firmware_bridge.endpoints import connector_for
 from firmware_bridge.errors import LinkDown, SendFailed, TransportError
 from firmware_bridge.link import (
     Link,
@@ -47,7 +48,7 @@ from firmware_bridge.testing import (
     test_device_info,
 )
 from firmware_bridge.testing import next_status as _next_status
-from firmware_bridge.transport import SimListener, Transport, connector_for, transport_pair
+from firmware_bridge.transport import SimListener, Transport, transport_pair
 
 _names = itertools.count()
 S = TypeVar("S")

@@ -11,6 +11,7 @@ from typing import TypeVar
 import pytest
 import usb.core
 
+from firmware_bridge.endpoints import open_transport
 from firmware_bridge.errors import TransportClosed, TransportError
 from firmware_bridge.link import Link, LinkLost, LinkUp, Role
 from firmware_bridge.messages import HelloReply, Key, KeyPress, SeatLamps, WallAction, WallCommand
@@ -23,7 +24,6 @@ from firmware_bridge.transport import (
     TcpListener,
     Transport,
     open_pty,
-    open_transport,
     transport_pair,
 )
 from firmware_bridge.usb_loopback import LoopbackBackend, get_backend
@@ -225,8 +225,6 @@ async def test_sim_listener_and_pair() -> None:
 
 async def test_usb_without_libusb_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     import usb.core
-
-    from firmware_bridge.transport import TransportError, open_transport
 
     def no_backend(**kwargs: object) -> None:
         raise usb.core.NoBackendError("No backend available")

@@ -20,11 +20,11 @@ from tablectl.console.staff import (
     StaffGate,
     hash_pin,
 )
-from tablectl.console.storm import KeyStorm
 from tablectl.phases import PUBLIC_PHASES, PhaseModel, build_machine
 from tablectl.rules.loader import load_rules, preset_names
 from tests.daemon.test_table import PIN, Rig, _restarted
 from tests.helpers import RecordingPublisher
+from tests.storm import KeyStorm
 
 K = m.Key
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "console.md"
@@ -403,7 +403,7 @@ async def test_new_game_refuses_rules_for_another_number_of_players() -> None:
 @pytest.mark.parametrize("preset", preset_names())
 async def test_a_storm_of_keys_from_every_seat_in_every_phase_breaks_nothing(preset: str) -> None:
     # Keys, takes, dice, faults, trays, staff PINs, link drops and daemon restarts, with the
-    # invariants checked after every step (tablectl/console/storm.py); bench/key_storm.py
+    # invariants checked after every step (tests/storm.py); bench/key_storm.py
     # runs the long version.
     for seed in range(2):
         stats = await KeyStorm(preset, seed).run(2500)

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from tablectl.alerts import KINDS
-from tablectl.console.storm import KeyStorm
 from tablectl.mqtt import TablePublisher
 from tablectl.mqtt_settings import MqttSettings
 from tablectl.rules.loader import load_rules, preset_names
 from tests.mqtt_contract import check
+from tests.storm import KeyStorm
 
 
 class CheckedPublisher:

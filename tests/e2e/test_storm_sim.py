@@ -1,7 +1,7 @@
 """Random keys from every seat, over the simulated table, while bots play: the daemon
 survives them, link unplugs and its own restarts, and its journal stays the truth.
 
-The in-process storm (tests/daemon/test_consoles.py, tablectl/console/storm.py) covers
+The in-process storm (tests/daemon/test_consoles.py, tests/storm.py) covers
 every phase with many more keys; this one runs the real daemon, link and journal.
 """
 

@@ -7,10 +7,10 @@ import pytest
 from mahjong.hand_calculating.yaku_config import YakuConfig
 
 from tablectl.export.tenhou_yaku import FOUR_TILE_CHIITOITSU, TENHOU_YAKU, tenhou_yaku
+from tablectl.rules import tilescoring as scoring
 from tablectl.rules.loader import load_rules
-from tablectl.tiles import scoring
+from tablectl.rules.tilescoring import YAKU_NAMES
 from tablectl.tiles.hand import HandScore
-from tablectl.tiles.scoring import YAKU_NAMES
 
 
 def _package_han() -> dict[int, tuple[int, int]]:

@@ -18,7 +18,7 @@ import pytest
 import firmware_bridge.conformance as conformance
 from firmware_bridge import Link, Role
 from firmware_bridge import messages as m
-from firmware_bridge.transport import open_transport
+from firmware_bridge.endpoints import open_transport
 from tests.bridge.test_messages import GOLDEN
 from tests.helpers import build_firmware
 

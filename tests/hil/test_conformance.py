@@ -18,8 +18,8 @@ import pytest
 import firmware_bridge.conformance as conformance
 import firmware_bridge.link as link_mod
 import hw_sim.firmware as hw_firmware
+from firmware_bridge.endpoints import open_transport
 from firmware_bridge.messages import Key
-from firmware_bridge.transport import open_transport
 from hw_sim import SimTable
 
 

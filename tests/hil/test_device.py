@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import firmware_bridge.conformance as conformance
-from firmware_bridge.transport import open_transport
+from firmware_bridge.endpoints import open_transport
 from tablectl.journal import Journal, JournalNotReady
 from tests.hil.serve import HW_SIM, serve
 

@@ -13,7 +13,7 @@ Each hand: dice and a layout shuffled by a seeded :class:`random.Random`, the de
 automatic ``deal`` or the 4-4-4-1 takes), then play until a win or the exhaustive draw.
 Discards keep the lowest shanten (now and then a random tile); chi, pon and kans are made
 now and then, riichi when tenpai; a complete hand wins (tsumo, or ron when not furiten),
-with its han and fu from :mod:`tablectl.tiles.scoring` when that module is there (a hand
+with its han and fu from :mod:`tablectl.rules.tilescoring` when that module is there (a hand
 it refuses, say for want of a yaku, plays on) and 1 han 30 fu otherwise; an exhaustive
 draw lists the tenpai and nagashi seats the tiles say.  Every event goes through the core
 as it is made: a refused one is a bug here or in the core, and raises
@@ -30,17 +30,16 @@ from random import Random
 from typing import Any
 
 from tablectl.rules import events as ev
-from tablectl.rules import tiletrack, walltrack
+from tablectl.rules import tenpai, tilechecks, tileshapes, tiletrack, walltrack
 from tablectl.rules.core import step
 from tablectl.rules.loader import load_rules
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import GameState, initial_state
+from tablectl.rules.tiletracker import SeatTiles
 from tablectl.rules.wall import next_position
-from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore
 from tablectl.tiles.ids import kind, tile_set
-from tablectl.tiles.tracker import SeatTiles
 
 __all__ = ["GeneratedGame", "GenerationError", "generate_game"]
 
@@ -228,10 +227,10 @@ class _Generator:
     # --- wins -------------------------------------------------------------------------
 
     def value(self, seat: int, *, tsumo: bool, discarder: int | None) -> dict[str, Any] | None:
-        score_win = checks.scorer()
+        score_win = tenpai.scorer()
         if score_win is None:
             return {"seat": seat, **PLACEHOLDER}
-        ctx = checks.win_context(self.rules, self.state, seat, tsumo, discarder)
+        ctx = tilechecks.win_context(self.rules, self.state, seat, tsumo, discarder)
         score = score_win(self.rules, ctx)
         if isinstance(score, Refusal):
             return None
@@ -242,13 +241,13 @@ class _Generator:
             return False
         if walltrack.check_ron(self.state, (discarder,), (seat,)) is not None:
             return False
-        tile = checks.ron_tile(self.state, discarder)
+        tile = tilechecks.ron_tile(self.state, discarder)
         if tile is None:
             return False
         st = self.seat(seat)
-        if not checks.is_complete(self.rules, (*st.concealed, tile)):
+        if not tilechecks.is_complete(self.rules, (*st.concealed, tile)):
             return False
-        return checks.furiten(self.rules, self.tiles, seat, tile) is None
+        return tilechecks.furiten(self.rules, self.tiles, seat, tile) is None
 
     def rons(self, discarder: int | None) -> bool:
         if discarder is None:
@@ -314,7 +313,7 @@ class _Generator:
     def call(self, discarder: int | None) -> bool:
         if discarder is None or not self.chance(0.35):
             return False
-        tile = checks.ron_tile(self.state, discarder)
+        tile = tilechecks.ron_tile(self.state, discarder)
         assert tile is not None
         seats = [s for s in range(self.state.players) if s != discarder]
         self.rng.shuffle(seats)
@@ -343,7 +342,7 @@ class _Generator:
 
     def own_turn(self, seat: int) -> None:
         st = self.seat(seat)
-        if checks.is_complete(self.rules, st.concealed) and seat not in self.state.dead:
+        if tilechecks.is_complete(self.rules, st.concealed) and seat not in self.state.dead:
             value = self.value(seat, tsumo=True, discarder=None)
             if value is not None:
                 self.must(ev.Tsumo(_hand(value)))
@@ -371,7 +370,7 @@ class _Generator:
     def north(self, seat: int) -> bool:
         if not self.rules.wall.north_pulls or not self.chance(0.9):
             return False
-        norths = [t for t in self.seat(seat).concealed if kind(t) == checks.NORTH]
+        norths = [t for t in self.seat(seat).concealed if kind(t) == tileshapes.NORTH]
         return bool(norths) and self.attempt(ev.North(seat, norths[0])) is None
 
     def tenpai_discards(self, seat: int) -> list[int]:
@@ -380,7 +379,7 @@ class _Generator:
         for tile in {kind(t): t for t in st.concealed}.values():
             rest = list(st.concealed)
             rest.remove(tile)
-            if checks.tenpai(self.rules, rest, st.melds):
+            if tenpai.tenpai(self.rules, rest, st.melds):
                 out.append(tile)
         return out
 
@@ -415,7 +414,7 @@ class _Generator:
         for tile in {kind(t): t for t in allowed}.values():
             rest = list(st.concealed)
             rest.remove(tile)
-            n = checks.shanten(self.rules, rest)
+            n = tileshapes.shanten(self.rules, rest)
             if n < least:
                 least, best = n, [tile]
             elif n == least:

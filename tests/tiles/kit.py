@@ -14,16 +14,15 @@ from typing import Any
 
 from tablectl.replay import replay
 from tablectl.rules import events as ev
-from tablectl.rules import walltrack
+from tablectl.rules import tenpai, tilechecks, walltrack
 from tablectl.rules.core import step
 from tablectl.rules.loader import load_rules
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import GameState, initial_state
+from tablectl.rules.tiletracker import SeatTiles, TileState
 from tablectl.rules.wall import WallState, start_wall, wall_step
-from tablectl.tiles import checks
 from tablectl.tiles.ids import kind, tile_set
-from tablectl.tiles.tracker import SeatTiles, TileState
 
 SUITS = {"m": 0, "p": 9, "s": 18, "z": 27}
 
@@ -230,10 +229,10 @@ class Table:
 
     def value(self, seat: int, *, tsumo: bool, discarder: int | None) -> ev.Hand:
         """The win's value from the scorer if there is one, else 1 han 30 fu."""
-        score_win = checks.scorer()
+        score_win = tenpai.scorer()
         if score_win is None:
             return ev.Hand(seat=seat, han=1, fu=30)
-        ctx = checks.win_context(self.rules, self.state, seat, tsumo, discarder)
+        ctx = tilechecks.win_context(self.rules, self.state, seat, tsumo, discarder)
         score = score_win(self.rules, ctx)
         assert not isinstance(score, Refusal), score
         if score.yakuman:

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from tablectl.rules import events as ev
+from tablectl.rules import tenpai, tilechecks, tileshapes
 from tablectl.rules.loader import load_rules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.tiletrack import expected_draw
-from tablectl.tiles import checks
+from tablectl.rules.tiletracker import RiverTile, SeatTiles, TileState
 from tablectl.tiles.hand import HandScore, Meld, MeldKind, WinContext
 from tablectl.tiles.ids import kind
-from tablectl.tiles.tracker import RiverTile, SeatTiles, TileState
 from tests.tiles.kit import Deck, Table, kinds_of, play_out
 
 TENHOU = load_rules("tenhou")
@@ -27,7 +27,7 @@ def ids(text: str, preset: str = "tenhou") -> list[int]:
 
 
 def names(kinds: tuple[int, ...]) -> str:
-    return checks.kinds_text(kinds)
+    return tileshapes.kinds_text(kinds)
 
 
 # --- shanten and waits -----------------------------------------------------------------
@@ -49,8 +49,8 @@ def names(kinds: tuple[int, ...]) -> str:
 )
 def test_shanten_and_waits(hand: str, shanten: int, waits: str) -> None:
     tiles = ids(hand)
-    assert checks.shanten(TENHOU, tiles) == shanten
-    assert names(checks.waits(TENHOU, tiles)) == waits
+    assert tileshapes.shanten(TENHOU, tiles) == shanten
+    assert names(tileshapes.waits(TENHOU, tiles)) == waits
 
 
 @pytest.mark.parametrize(
@@ -65,13 +65,13 @@ def test_shanten_and_waits(hand: str, shanten: int, waits: str) -> None:
 )
 def test_a_kan_keeps_the_hands_form(hand: str, kan: str, keeps: bool) -> None:
     ((k, _),) = kinds_of(kan)
-    assert checks.kan_keeps_form(load_rules("tenhou"), ids(hand), k) is keeps
+    assert tileshapes.kan_keeps_form(load_rules("tenhou"), ids(hand), k) is keeps
 
 
 def test_three_player_waits_skip_2m_to_8m() -> None:
     tiles = ids("11m 99m 123p 456p 789s", "sanma-free")
-    assert names(checks.waits(load_rules("sanma-free"), tiles)) == "1m 9m"
-    assert checks.shanten(load_rules("sanma-free"), tiles) == 0
+    assert names(tileshapes.waits(load_rules("sanma-free"), tiles)) == "1m 9m"
+    assert tileshapes.shanten(load_rules("sanma-free"), tiles) == 0
 
 
 # Seven pairs with four of a kind as two of them (4枚使いの七対子): sanma-free (seed 003:
@@ -96,9 +96,9 @@ FOUR_PAIRS = [
 def test_four_of_a_kind_in_seven_pairs(preset: str, hand: str, shanten: int, waits: str) -> None:
     rules = load_rules(preset)
     tiles = ids(hand, preset)
-    assert checks.shanten(rules, tiles) == shanten
-    assert names(checks.waits(rules, tiles)) == waits
-    assert checks.tenpai(rules, tiles, []) is (waits != "nothing")
+    assert tileshapes.shanten(rules, tiles) == shanten
+    assert names(tileshapes.waits(rules, tiles)) == waits
+    assert tenpai.tenpai(rules, tiles, []) is (waits != "nothing")
 
 
 @pytest.mark.parametrize(
@@ -110,8 +110,8 @@ def test_a_four_tile_chiitoitsu_is_complete_where_the_preset_counts_it(
 ) -> None:
     rules = load_rules(preset)
     tiles = ids("1111p 22p 55s 99s 11z 77z", preset)
-    assert checks.is_complete(rules, tiles) is complete
-    assert checks.shanten(rules, tiles) == (-1 if complete else 1)
+    assert tilechecks.is_complete(rules, tiles) is complete
+    assert tileshapes.shanten(rules, tiles) == (-1 if complete else 1)
 
 
 @pytest.mark.parametrize(
@@ -124,8 +124,8 @@ def test_a_four_tile_chiitoitsu_is_complete_where_the_preset_counts_it(
     ],
 )
 def test_complete_hands(hand: str, complete: bool, kokushi: bool) -> None:
-    assert checks.is_complete(TENHOU, ids(hand)) is complete
-    assert checks.is_kokushi(ids(hand)) is kokushi
+    assert tilechecks.is_complete(TENHOU, ids(hand)) is complete
+    assert tilechecks.is_kokushi(ids(hand)) is kokushi
 
 
 # --- tenpai as each preset counts it --------------------------------------------------
@@ -154,13 +154,13 @@ TENPAI = [
 ]
 
 
-@pytest.mark.parametrize(("preset", "concealed", "meld", "tenpai"), TENPAI)
-def test_tenpai_per_formal_tenpai(preset: str, concealed: str, meld: str, tenpai: bool) -> None:
+@pytest.mark.parametrize(("preset", "concealed", "meld", "ready"), TENPAI)
+def test_tenpai_per_formal_tenpai(preset: str, concealed: str, meld: str, ready: bool) -> None:
     rules = load_rules(preset)
     deck = Deck(rules)
     melds = [Meld("pon", tuple(deck.take(meld)), source=0)] if meld else []
     hand = deck.take(concealed)
-    assert checks.tenpai(rules, hand, melds) is tenpai
+    assert tenpai.tenpai(rules, hand, melds) is ready
 
 
 def test_sanma_free_with_atozuke_would_count_a_yaku_on_one_wait() -> None:
@@ -168,9 +168,9 @@ def test_sanma_free_with_atozuke_would_count_a_yaku_on_one_wait() -> None:
     deck = Deck(rules)
     melds = [Meld("pon", tuple(deck.take("111p")), source=0)]
     hand = deck.take("234s 678s 99s 55z")
-    assert names(checks.tenpai_waits(rules, hand, melds)) == "nothing"
+    assert names(tenpai.tenpai_waits(rules, hand, melds)) == "nothing"
     loose = replace(rules, tiles=replace(rules.tiles, atozuke=True))
-    assert names(checks.tenpai_waits(loose, hand, melds)) == "5z"
+    assert names(tenpai.tenpai_waits(loose, hand, melds)) == "5z"
 
 
 # --- furiten ----------------------------------------------------------------------------
@@ -200,7 +200,7 @@ ONE_P, FOUR_P, NINE_S = 36, 48, 104
 @pytest.mark.parametrize("preset", ["tenhou", "kantan"])
 def test_furiten(preset: str, seat: dict[str, object], win: int, reason: str | None) -> None:
     rules = load_rules(preset)
-    found = checks.furiten(rules, seat_state(**seat), 0, win)
+    found = tilechecks.furiten(rules, seat_state(**seat), 0, win)
     if reason is None or not rules.tiles.furiten:  # kantan: フリテン無し
         assert found is None
     else:
@@ -384,7 +384,7 @@ def test_nagashi(
             Meld(m, (132, 133, 134), source=None if m == "closed_kan" else 1) for m in melds
         ),
     )
-    assert checks.nagashi(load_rules(preset), st) is nagashi
+    assert tilechecks.nagashi(load_rules(preset), st) is nagashi
 
 
 DRAW_HANDS = {
@@ -437,7 +437,7 @@ def test_tenhou_on_the_dealers_first_draw() -> None:
     t = Table("tenhou")
     t.start(hands={0: TENPAI_HAND, **OTHER}, draws=["1p"])
     t.take(0)
-    ctx = checks.win_context(t.rules, t.state, 0, True, None)
+    ctx = tilechecks.win_context(t.rules, t.state, 0, True, None)
     assert ctx.tenhou and not ctx.chiihou and ctx.tsumo and kind(ctx.win_tile) == 9
     assert len(ctx.concealed) == 14 and ctx.ura_indicators == ()
     t.ok(t.tsumo(0))
@@ -448,10 +448,10 @@ def test_chiihou_and_renhou() -> None:
     t.start(hands={1: TENPAI_HAND, 0: OTHER[1], 2: OTHER[2], 3: OTHER[3]}, draws=["4p", "1p"])
     t.take(0)
     t.discard(0, "4p")
-    renhou = checks.win_context(t.rules, t.state, 1, False, 0)
+    renhou = tilechecks.win_context(t.rules, t.state, 1, False, 0)
     assert renhou.renhou and not renhou.chiihou
     t.take(1)
-    chiihou = checks.win_context(t.rules, t.state, 1, True, None)
+    chiihou = tilechecks.win_context(t.rules, t.state, 1, True, None)
     assert chiihou.chiihou and not chiihou.tenhou and not chiihou.renhou
 
 
@@ -462,7 +462,7 @@ def test_double_riichi_ippatsu_and_ura() -> None:
     t.ok(ev.Riichi(0))
     t.discard(0, "7z")
     t.tsumogiri(1)
-    ctx = checks.win_context(t.rules, t.state, 0, False, 1)
+    ctx = tilechecks.win_context(t.rules, t.state, 0, False, 1)
     assert ctx.riichi and ctx.double_riichi and ctx.ippatsu
     assert ctx.ura_indicators == t.tiles.ura and len(ctx.ura_indicators) == 1
     t.ok(t.ron(0, 1))
@@ -492,10 +492,10 @@ def test_haitei_and_houtei() -> None:
         t.tsumogiri(wall.turn)
         wall = t.state.wall
     t.take(1)
-    haitei = checks.win_context(t.rules, t.state, 1, True, None)
+    haitei = tilechecks.win_context(t.rules, t.state, 1, True, None)
     assert haitei.haitei and not haitei.houtei and not haitei.rinshan
     t.discard(1, "4p")
-    houtei = checks.win_context(t.rules, t.state, 0, False, 1)
+    houtei = tilechecks.win_context(t.rules, t.state, 0, False, 1)
     assert houtei.houtei and not houtei.haitei
 
 
@@ -505,7 +505,7 @@ def test_rinshan_after_a_closed_kan() -> None:
     t.take(0)
     t.ok(ev.Kan(0, "closed", tuple(x for x in t.seat(0).concealed if kind(x) == 0)))
     t.take(0)
-    ctx = checks.win_context(t.rules, t.state, 0, True, None)
+    ctx = tilechecks.win_context(t.rules, t.state, 0, True, None)
     assert ctx.rinshan and not ctx.tenhou and not ctx.haitei
     assert len(ctx.dora_indicators) == 2 and ctx.melds[0].kind == "closed_kan"
     t.ok(t.tsumo(0))
@@ -536,7 +536,7 @@ def test_chankan_on_an_added_kan() -> None:
         t.tsumogiri(seat)
     t.take(1)
     t.ok(ev.Kan(1, "added", (t.tile(1, "7s"),)))
-    ctx = checks.win_context(t.rules, t.state, 0, False, 1)
+    ctx = tilechecks.win_context(t.rules, t.state, 0, False, 1)
     assert ctx.chankan and kind(ctx.win_tile) == 24
     assert len(ctx.dora_indicators) == 1  # no kan dora before the chankan chance passes
     t.ok(t.ron(0, 1))
@@ -574,7 +574,7 @@ def test_north_count_in_three_players() -> None:
     t.take(0)
     t.ok(ev.North(0, t.tile(0, "4z")))
     t.take(0)
-    ctx = checks.win_context(t.rules, t.state, 0, True, None)
+    ctx = tilechecks.win_context(t.rules, t.state, 0, True, None)
     # 北を抜いて嶺上牌からのツモアガりに嶺上開花はつきません (sanma-free: north_rinshan = false)
     assert ctx.north_count == 1 and not ctx.rinshan
 
@@ -588,7 +588,7 @@ def test_kinds_of_reads_the_short_notation() -> None:
 
 @dataclass
 class FakeScorer:
-    """A stand-in ``tablectl.tiles.scoring``: answers its last answer, keeps the contexts."""
+    """A stand-in ``tablectl.rules.tilescoring``: answers its last answer, keeps the contexts."""
 
     answers: list[HandScore | Refusal] = field(default_factory=list)
     seen: list[WinContext] = field(default_factory=list)
@@ -604,12 +604,12 @@ class FakeScorer:
 @pytest.fixture
 def fake_scorer(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeScorer]:
     fake = FakeScorer()
-    module = types.ModuleType("tablectl.tiles.scoring")
+    module = types.ModuleType("tablectl.rules.tilescoring")
     module.score_win = fake.score_win  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "tablectl.tiles.scoring", module)
-    checks.scorer.cache_clear()
+    monkeypatch.setitem(sys.modules, "tablectl.rules.tilescoring", module)
+    tenpai.scorer.cache_clear()
     yield fake
-    checks.scorer.cache_clear()
+    tenpai.scorer.cache_clear()
 
 
 def riichi_ron_table() -> Table:
@@ -666,6 +666,6 @@ def test_open_hand_yaku_through_the_scorer(fake_scorer: FakeScorer) -> None:
     melds = [Meld("pon", tuple(deck.take("111p")), source=0)]
     hand = deck.take("234s 678s 99s 55z")
     fake_scorer.append(HandScore(han=1, fu=30))
-    assert checks.tenpai(rules, hand, melds)
+    assert tenpai.tenpai(rules, hand, melds)
     fake_scorer.append(Refusal("no_yaku", "no yaku"))
-    assert not checks.tenpai(rules, hand, melds)
+    assert not tenpai.tenpai(rules, hand, melds)

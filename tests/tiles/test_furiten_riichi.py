@@ -9,9 +9,9 @@ from collections.abc import Callable
 import pytest
 
 from tablectl.rules import events as ev
+from tablectl.rules import tileshapes
 from tablectl.rules.loader import load_rules, preset_names
 from tablectl.rules.tiletrack import expected_draw, furiten_riichi
-from tablectl.tiles import checks
 from tests.tiles.kit import Table, play_out
 
 #: Seat 0 deals; seats 1 and 2 are far from tenpai.  Seat 0's hand is each script's.
@@ -84,7 +84,7 @@ def test_a_riichi_found_furiten_at_the_draw(
 ) -> None:
     t = Table(preset)
     script(t)
-    assert checks.kinds_text(t.seat(0).riichi_furiten) == waits
+    assert tileshapes.kinds_text(t.seat(0).riichi_furiten) == waits
     furiten = waits != "nothing"
     play_out(t)
     draw = expected_draw(t.state)

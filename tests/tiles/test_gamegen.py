@@ -16,8 +16,8 @@ from tablectl.rules.core import step
 from tablectl.rules.loader import load_rules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import initial_state
+from tablectl.rules.tiletracker import kuikae_kinds
 from tablectl.tiles.ids import kind as kind_of
-from tablectl.tiles.tracker import kuikae_kinds
 from tests.tiles.gamegen import generate_game
 
 PRESETS = [

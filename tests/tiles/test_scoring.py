@@ -1,4 +1,4 @@
-"""Scoring a win (tablectl/tiles/scoring.py): golden hands with known values.
+"""Scoring a win (tablectl/rules/tilescoring.py): golden hands with known values.
 
 Hands are written as the concealed tiles before the win, then the winning tile
 (tests/tiles/tilestr.py: ``0`` a red five, ``g`` a gold one).  Unless a row says
@@ -22,8 +22,7 @@ from tablectl.rules.loader import load_rules
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points
-from tablectl.tiles.hand import HandScore
-from tablectl.tiles.scoring import (
+from tablectl.rules.tilescoring import (
     FOUR_TILE_CHIITOITSU,
     LOCAL_YAKU,
     YAKU_NAMES,
@@ -31,6 +30,7 @@ from tablectl.tiles.scoring import (
     score_win,
     to_hand,
 )
+from tablectl.tiles.hand import HandScore
 from tests.tiles.tilestr import Tiles, kinds, win
 
 RULES = {

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = (
     "import sys, tablectl.daemon, tablectl.tiles, tablectl.tiles.ids, tablectl.tiles.hand;"
-    " print('mahjong' in sys.modules); import tablectl.tiles.scoring;"
+    " print('mahjong' in sys.modules); import tablectl.rules.tilescoring;"
     " print('mahjong' in sys.modules)"
 )
 
@@ -33,7 +33,7 @@ from tablectl.table import Table
 async def main(caps):
     table = Table(load_rules("tenhou"), post=lambda _: None, now=lambda: 0.0)
     await table.link_up(rebooted=False, capabilities=caps)
-    print("tablectl.tiles.scoring" in sys.modules, "mahjong" in sys.modules)
+    print("tablectl.rules.tilescoring" in sys.modules, "mahjong" in sys.modules)
 
 asyncio.run(main(%s))
 """

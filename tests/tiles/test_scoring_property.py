@@ -36,9 +36,9 @@ from tablectl.rules.loader import load_rules
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
+from tablectl.rules.tilescoring import score_win, to_hand
 from tablectl.tiles.hand import HandScore, WinContext
 from tablectl.tiles.ids import tile_set
-from tablectl.tiles.scoring import score_win, to_hand
 from tests.tiles.random_hands import random_win
 
 STANDARD_4P = ("ariari", "tenhou", "mleague", "wrc", "ema", "kenko", "jboy")

@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 
 from tablectl.rules import events as ev
+from tablectl.rules import tenpai, tilechecks, tileshapes
 from tablectl.rules.loader import load_rules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.tiletrack import expected_draw
-from tablectl.tiles import checks
+from tablectl.rules.tiletracker import RiverTile
 from tablectl.tiles.ids import kind, tile_set
-from tablectl.tiles.tracker import RiverTile
 from tests.tiles.kit import Table, build_layout, play_out
 
 # --- a whole hand ---------------------------------------------------------------------
@@ -593,8 +593,8 @@ def test_kantan_a_called_tile_counts_by_its_kind_not_its_colour(
     for seat in (2, 3, 0):
         t.tsumogiri(seat)
     t.take(1)
-    ctx = checks.win_context(t.rules, t.state, 1, True, None)
-    score = checks.scorer()
+    ctx = tilechecks.win_context(t.rules, t.state, 1, True, None)
+    score = tenpai.scorer()
     assert score is not None
     found = score(t.rules, ctx)
     assert not isinstance(found, Refusal) and found.han == 1 + red
@@ -735,7 +735,7 @@ def test_kantan_chiihou_after_another_seats_call(with_calls: bool) -> None:
     t.discard(1, "5s")
     t.take(2)
     assert t.tiles.interrupted is not with_calls
-    ctx = checks.win_context(t.rules, t.state, 2, True, None)
+    ctx = tilechecks.win_context(t.rules, t.state, 2, True, None)
     assert ctx.chiihou is with_calls
     win = t.tsumo(2)
     t.ok(win)
@@ -779,12 +779,12 @@ def test_a_tsumo_on_a_pulled_norths_replacement(
     while t.state.wall is not None and len(t.state.wall.taken) < 39 + at:
         t.tsumogiri(t.state.wall.turn)
     t.take(0)
-    assert kind(t.seat(0).drawn or -1) == checks.NORTH
+    assert kind(t.seat(0).drawn or -1) == tileshapes.NORTH
     t.ok(ev.North(0, t.seat(0).drawn))
     t.take(0)  # the replacement: 3s
-    score_win = checks.scorer()
+    score_win = tenpai.scorer()
     assert score_win is not None
-    score = score_win(t.rules, checks.win_context(t.rules, t.state, 0, True, None))
+    score = score_win(t.rules, tilechecks.win_context(t.rules, t.state, 0, True, None))
     assert not isinstance(score, Refusal), score
     assert (yaku is None or yaku in score.yaku) and not set(not_yaku) & set(score.yaku)
     t.ok(t.tsumo(0))

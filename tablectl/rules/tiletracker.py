@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from tablectl.rules import tenpai, tileshapes
 from tablectl.rules.events import Call, Deal, Dice, Discard, Kan, Layout, North, Take, WallEvent
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.wall import WallState
-from tablectl.tiles import checks
 from tablectl.tiles.hand import Meld
 from tablectl.tiles.ids import KIND_NAMES, kind, tile_set
 
@@ -33,6 +33,7 @@ __all__ = [
     "SeatTiles",
     "TileState",
     "declare_riichi",
+    "discarded_waits",
     "start_tiles",
     "tile_step",
 ]
@@ -333,7 +334,7 @@ def _discard(
         return Refusal(
             KUIKAE,
             f"seat {seat} may not discard {KIND_NAMES[kind(tile)]} right after its call: "
-            f"swap calling is not allowed (not {checks.kinds_text(st.kuikae)})",
+            f"swap calling is not allowed (not {tileshapes.kinds_text(st.kuikae)})",
         )
     if st.riichi_on and st.drawn is not None and tile != st.drawn:
         return Refusal(
@@ -344,8 +345,8 @@ def _discard(
     rest = _without(st.concealed, [tile])
     if (
         st.riichi_pending
-        and not checks.noten_riichi_allowed(house)
-        and not checks.tenpai(house, rest, st.melds)
+        and not tenpai.noten_riichi_allowed(house)
+        and not tenpai.tenpai(house, rest, st.melds)
     ):
         return Refusal(
             NOT_TENPAI,
@@ -378,7 +379,7 @@ def _riichi_declared(house: HouseRules, st: SeatTiles) -> SeatTiles:
     a chombo, ``riichi.furiten_at_draw``).  Noted now, not at the draw: a winning tile the
     seat lets pass after its riichi (its own draw thrown, another's discard not ronned) is
     its choice, not a furiten riichi."""
-    return replace(st, riichi_furiten=checks.discarded_waits(house, st))
+    return replace(st, riichi_furiten=discarded_waits(house, st))
 
 
 def _pass(tiles: TileState, owner: int, tile: int) -> TileState:
@@ -485,7 +486,7 @@ def _call(
         return Refusal(
             KUIKAE,
             f"seat {seat}'s {event.kind} would leave only tiles it may not discard right after"
-            f" the call ({checks.kinds_text(forbidden)}): swap calling is not allowed",
+            f" the call ({tileshapes.kinds_text(forbidden)}): swap calling is not allowed",
         )
     st = replace(
         st,
@@ -557,21 +558,21 @@ def _riichi_kan(
             f"seat {seat} is in riichi: a closed kan must use the tile just drawn",
         )
     held = _without(st.concealed, [drawn])
-    before = checks.waits(house, held)
-    after = checks.waits(house, rest)
+    before = tileshapes.waits(house, held)
+    after = tileshapes.waits(house, rest)
     if before != after:
         return Refusal(
             RIICHI_KAN,
             f"seat {seat} is in riichi: this kan would change its waits "
-            f"({checks.kinds_text(before)} to {checks.kinds_text(after)})",
+            f"({tileshapes.kinds_text(before)} to {tileshapes.kinds_text(after)})",
         )
     name = KIND_NAMES[kind(drawn)]
     form = house.riichi.kan_keeps == "waits_and_form"
-    if form and not checks.kan_keeps_form(house, held, kind(drawn)):
+    if form and not tileshapes.kan_keeps_form(house, held, kind(drawn)):
         return Refusal(
             RIICHI_KAN,
             f"seat {seat} is in riichi: a kan of {name} would change its hand's form (its "
-            f"waits {checks.kinds_text(before)} stay, but its {name}s are not a triplet in "
+            f"waits {tileshapes.kinds_text(before)} stay, but its {name}s are not a triplet in "
             "every reading of it); this preset allows a kan in riichi only where both stay",
         )
     return None
@@ -585,15 +586,15 @@ def _riichi_north(house: HouseRules, st: SeatTiles, seat: int, tile: int) -> Ref
     (okurikan) would: refused even where the waits happen to stay, since a riichi hand may
     not change (seed 003: 送りカン・待ちの変わるカン・形の変わるカンはできません)."""
     drawn = st.drawn
-    if drawn is None or kind(drawn) == checks.NORTH:
+    if drawn is None or kind(drawn) == tileshapes.NORTH:
         return None
-    before = checks.waits(house, _without(st.concealed, [drawn]))
-    after = checks.waits(house, _without(st.concealed, [tile]))
+    before = tileshapes.waits(house, _without(st.concealed, [drawn]))
+    after = tileshapes.waits(house, _without(st.concealed, [tile]))
     if before != after:
-        change = f"would change its waits ({checks.kinds_text(before)} to "
-        change += f"{checks.kinds_text(after)})"
+        change = f"would change its waits ({tileshapes.kinds_text(before)} to "
+        change += f"{tileshapes.kinds_text(after)})"
     else:
-        change = f"would change its hand (the waits stay {checks.kinds_text(before)})"
+        change = f"would change its hand (the waits stay {tileshapes.kinds_text(before)})"
     return Refusal(
         RIICHI_NORTH,
         f"seat {seat} is in riichi and may pull only a north it has just drawn: pulling "
@@ -606,7 +607,7 @@ def _north(house: HouseRules, tiles: TileState, event: North) -> TileState | Ref
     st = tiles.seats[seat]
     if tile is None:
         return Refusal(TILE_UNKNOWN, f"seat {seat}'s north has no tile; this hand's tiles are read")
-    if kind(tile) != checks.NORTH:
+    if kind(tile) != tileshapes.NORTH:
         return Refusal(NOT_NORTH, f"seat {seat} pulled {_name(tile)}, which is not a north")
     if tile not in st.concealed:
         return Refusal(TILE_NOT_IN_HAND, f"seat {seat} pulled {_name(tile)}, not in its hand")
@@ -621,3 +622,12 @@ def _north(house: HouseRules, tiles: TileState, event: North) -> TileState | Ref
         drawn=None,
     )
     return _pass(_set_seat(tiles, seat, st), seat, tile)
+
+
+def discarded_waits(house: HouseRules, st: SeatTiles) -> tuple[int, ...]:
+    """The seat's waits that are among its own discards (called-away ones included) and
+    pulled norths (a pulled north counts as a discard), in the order it put them out: its
+    permanent furiten, none when it is not furiten that way (or not waiting)."""
+    wait_kinds = set(tileshapes.waits(house, st.concealed))
+    put_out = (kind(t) for t in (*(d.tile for d in st.discards), *st.norths))
+    return tuple(dict.fromkeys(k for k in put_out if k in wait_kinds))

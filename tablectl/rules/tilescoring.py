@@ -8,9 +8,10 @@ preset, and the preset's own code for what the package cannot express (docs/tile
 kind (indicators, ura, red and gold fives by the preset's own ids, pulled norths) are
 counted here, not by the package, which only sees yaku.
 
-Pure: no I/O, clock or randomness.  This module imports ``mahjong``; nothing outside
-:mod:`tablectl.tiles` imports it at module level, so a daemon whose table does not read
-tiles never loads the package.
+Pure: no I/O, clock or randomness.  This module imports ``mahjong``; the rules core looks
+it up by name (:func:`tablectl.rules.tenpai.scorer`) and the daemon imports it when a table
+that reads tiles connects, so a daemon whose table does not read tiles never loads the
+package.
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ from mahjong.hand_calculating.yaku import Yaku
 from mahjong.hand_calculating.yaku_list.yakuman import ChuurenPoutou
 from mahjong.meld import Meld as PackageMeld
 
+from tablectl.rules import tileshapes
 from tablectl.rules.events import Hand
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import MAX_HAN, VALID_FU, hand_value, ron_points
-from tablectl.tiles import checks
 from tablectl.tiles.hand import HandScore, Meld, WinContext
 from tablectl.tiles.ids import KIND_NAMES, TileSet, kind, tile_set
 
@@ -763,7 +764,7 @@ def _fu(
 
 
 def _not_complete(house: HouseRules, ctx: WinContext) -> Refusal:
-    away = checks.shanten(house, ctx.concealed)
+    away = tileshapes.shanten(house, ctx.concealed)
     melds = f" with {len(ctx.melds)} melds" if ctx.melds else ""
     distance = f" ({away + 1} tile(s) away from one)" if away >= 0 else ""
     pairs = (
@@ -795,7 +796,7 @@ def _atozuke(house: HouseRules, setup: _Setup, ctx: WinContext) -> Refusal | Non
     """Sanma-free (seed 003, 後付け無し): when any wait of the hand before the winning tile
     would win without yaku, a win on a wait with yaku is refused too, unless riichi or a
     closed tsumo (menzen tsumo is a yaku on every wait).  The waits are those of
-    :func:`~tablectl.tiles.checks.waits` (a four-tile chiitoitsu's single among them, where
+    :func:`~tablectl.rules.tileshapes.waits` (a four-tile chiitoitsu's single among them, where
     the preset counts it), less a kind whose four tiles the hand holds; each is read with
     the same flags; dora are not yaku."""
     if ctx.riichi or ctx.double_riichi or (ctx.tsumo and not _is_open(ctx)):
@@ -804,7 +805,7 @@ def _atozuke(house: HouseRules, setup: _Setup, ctx: WinContext) -> Refusal | Non
     waiting.remove(ctx.win_tile)
     held = _held(ctx)
     used = set(ctx.concealed) | {t for m in ctx.melds for t in m.tiles}
-    for k in checks.waits(house, waiting):
+    for k in tileshapes.waits(house, waiting):
         if k == kind(ctx.win_tile) or held[k] >= 4:
             continue
         tile = next(t for t in range(4 * k, 4 * k + 4) if t not in used)
