@@ -291,7 +291,11 @@ def request(path: Path, payload: dict[str, Any], timeout: float = CLIENT_TIMEOUT
         sock.settimeout(timeout)
         try:
             sock.connect(str(path))
-            sock.sendall(json.dumps(payload).encode() + b"\n")
+            # A daemon at its connection limit writes its refusal and closes at once,
+            # maybe before the request arrived: the refusal is still there to read (a
+            # daemon that died leaves nothing, and that is said below).
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                sock.sendall(json.dumps(payload).encode() + b"\n")
             data = b""
             while not data.endswith(b"\n"):
                 chunk = sock.recv(65536)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
+import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,41 @@ async def test_over_the_limit_a_connection_is_refused_at_once(tmp_path: Path) ->
     finally:
         await server.close()
     assert not path.exists()
+
+
+def test_a_refusal_written_before_the_request_arrived_is_still_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A daemon at its limit writes "busy" and closes before the client's request is sent
+    # (what a loaded machine made happen): the send fails with a broken pipe, and the
+    # client must still say what the daemon said, not "Broken pipe".
+    path = tmp_path / "ctl.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen()
+    refused = threading.Event()
+
+    def refuse() -> None:
+        conn, _ = server.accept()
+        conn.sendall(b'{"ok": false, "busy": true, "error": "busy: 2 admin connections"}\n')
+        conn.close()
+        refused.set()
+
+    class LateSender(socket.socket):
+        def sendall(self, data: Any, flags: int = 0) -> None:
+            refused.wait(5)
+            super().sendall(data, flags)
+
+    thread = threading.Thread(target=refuse)
+    thread.start()
+    monkeypatch.setattr(socket, "socket", LateSender)
+    try:
+        with pytest.raises(CtlError, match="busy: 2 admin connections"):
+            request(path, {"cmd": "status"})
+    finally:
+        monkeypatch.undo()
+        thread.join(5)
+        server.close()
 
 
 async def test_an_idle_connection_is_dropped_and_its_place_freed(tmp_path: Path) -> None:
