@@ -14,7 +14,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-QUEUE="${QUEUE:-16}"
+QUEUE="${QUEUE:-32}"
 ARM_BUILD="${ARM_BUILD:-build-mps2-an385}"
 case "$ARM_BUILD" in
     build-*) ;;

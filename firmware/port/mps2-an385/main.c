@@ -213,6 +213,7 @@ static void stats(void)
     stat("stack_used", board_stack_used());
     stat("up", (uint32_t)R.link.up);
     stat("warm_resets", R.resets);
+    stat("queue", TFW_QUEUE);
     say("\n");
 }
 
