@@ -24,6 +24,7 @@ from tablectl.rules import wall as W
 from tablectl.rules.events import Dice, Hand, Take, Tsumo
 from tablectl.rules.loader import load_rules
 from tablectl.rules.walltrack import wall_rules
+from tests.e2e.test_kill9 import journal_events
 from tests.helpers import stop_process
 from tests.hil.board import QEMU_SH, Harness, board, require_toolchain
 from tests.hil.test_device import _config, _run, _until_up
@@ -68,6 +69,14 @@ def _wait_display(harness: Harness, seat: int, start: str, timeout: float = 30.0
     raise AssertionError(f"seat {seat} never showed {start!r}: {shown}")
 
 
+def _until_journalled(journal: Path, count: int, log: Path) -> None:
+    """Until the daemon has journalled ``count`` events."""
+    deadline = time.monotonic() + 30
+    while journal_events(journal) < count:
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)  # another process writes the journal: polling is how to watch it
+
+
 def _press(harness: Harness, seat: int, *keys: Key) -> None:
     for key in keys:
         harness.type(f"press {seat} {int(key)}")
@@ -102,8 +111,11 @@ def test_the_daemon_plays_a_hand_on_the_board_through_a_kill_9_and_warm_resets(
                 position, wall = after.taken[len(wall.taken)], after
                 expected.append(Take(seat, position))
                 if i == 6:
-                    # The daemon dies mid-deal; a player takes meanwhile, then the board is
-                    # reset before any host has acknowledged the take.
+                    # The daemon dies mid-deal, once it has journalled what came before
+                    # (a DiceResult resent to the next daemon is ignored as "outside a
+                    # roll": a daemon matter, not the board's); a player takes meanwhile,
+                    # then the board is reset before any host has acknowledged the take.
+                    _until_journalled(tmp_path / "journal.sqlite3", len(expected) - 1, log)
                     daemon.send_signal(signal.SIGKILL)
                     daemon.wait()
                     harness.type(f"take {seat} {position}")
