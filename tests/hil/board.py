@@ -123,7 +123,7 @@ def board(
         env={**os.environ, **(env or {})},
     )  # fmt: skip
     assert proc.stdout is not None
-    lines = []
+    lines: list[str] = []
     deadline = time.monotonic() + START_S
     while len(lines) < 2 and time.monotonic() < deadline:
         line = proc.stdout.readline()
