@@ -61,8 +61,8 @@ class Harness:
         """The board's next line (waiting up to ``timeout`` seconds for it)."""
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            left = max(0.0, deadline - time.monotonic())
+            if not select.select([self.fd], [], [], left)[0]:
                 raise TimeoutError(f"the board said nothing more; it said {self.seen[-10:]}")
             try:
                 self._buffer += os.read(self.fd, 4096)
@@ -82,21 +82,37 @@ class Harness:
                 return found
 
     def ask(self, line: str, until: str, timeout: float = 30.0) -> list[str]:
-        """Type ``line`` (a question: ``show``, ``stats``); the board's lines up to the one
-        starting with ``until``. Asked again while nothing comes: QEMU drops what the board
-        writes to a pty until it has seen it opened (it looks once a second)."""
+        """Type ``line`` (a question: ``show``, ``stats``); the board's answer, from its
+        first line (``show:``, ``stats:``) to the one starting with ``until``, within
+        ``timeout`` seconds. Until the board has said anything, the question is asked again
+        every 1.5 s: QEMU drops what the board writes to a pty until it has seen it opened
+        (it looks once a second)."""
+        prefix = until.split(":", maxsplit=1)[0] + ":"
+        self._drain()  # an answer to an earlier question asked twice is not this one's
         deadline = time.monotonic() + timeout
+        self.type(line)
         out: list[str] = []
-        while not out:
-            self.type(line)
+        while True:
+            left = max(0.0, deadline - time.monotonic())
             try:
-                out.append(self.readline(min(1.5, max(0.0, deadline - time.monotonic()))))
+                got = self.readline(left if self.seen else min(1.5, left))
             except TimeoutError:
-                if time.monotonic() >= deadline:
+                if self.seen or time.monotonic() >= deadline:
                     raise
-        while not out[-1].startswith(until):
-            out.append(self.readline())
-        return out
+                self.type(line)
+                continue
+            if out or got.startswith(prefix):
+                out.append(got)
+            if got.startswith(until):
+                return out
+
+    def _drain(self) -> None:
+        """Read (into :attr:`seen`) whatever the board has said already."""
+        while True:
+            try:
+                self.readline(0)
+            except TimeoutError:
+                return
 
     def show(self) -> dict[int, str]:
         """Each seat display's first line, as the board shows it now."""
@@ -104,9 +120,9 @@ class Harness:
         seats = (re.match(r"show: seat (\d) ([^\t]*)", line) for line in lines)
         return {int(s.group(1)): s.group(2) for s in seats if s}
 
-    def stats(self) -> dict[str, int]:
+    def stats(self, timeout: float = 30.0) -> dict[str, int]:
         """The board's counters (the ``stats`` line)."""
-        words = self.ask("stats", "stats:")[-1].split()[1:]
+        words = self.ask("stats", "stats:", timeout)[-1].split()[1:]
         return dict(zip(words[::2], map(int, words[1::2]), strict=True))
 
 
