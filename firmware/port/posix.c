@@ -1,12 +1,13 @@
 /*
- * table-posix: the tfw library on POSIX with a minimal table behind it (consoles,
- * displays, dice, instant wall motors, faults), serving a pty or a TCP port, as
+ * table-posix: the tfw library on POSIX with the minimal table of table.c behind it
+ * (consoles, displays, dice, instant wall motors, faults), serving a pty or a TCP port, as
  * `python -m hw_sim serve` does. The first line of output is the URL to open.
  *
  *   table-posix --pty | --tcp PORT [--seats 3|4] [--seed N]
  *
  * Lines on stdin act as the people at the table: `press SEAT KEYCODE` (hex or decimal),
- * `take SEAT POSITION`, `reset` (a warm reset: a new boot id, unacked events kept).
+ * `take SEAT POSITION`, `reset` (a warm reset: a new boot id, unacked events kept), and
+ * `show` (every seat display and the dice, then `show: end`, on stdout).
  *
  * Benchmark hooks (this port only; a table's firmware has none of them), each answering
  * on stdout and nothing else ever printed after the first line unless asked:
@@ -15,8 +16,7 @@
  *       bytes both ways, microseconds), each press's microseconds to its display in lines
  *       of `burst-us:`, and `burst: end`;
  *   `timed take SEAT POSITION`  a take, and `timed: take us N` when the centre display
- *       next arrives;
- *   `show`  every seat display and the dice, then `show: end`.
+ *       next arrives.
  */
 #define _XOPEN_SOURCE 700
 #define _DEFAULT_SOURCE
