@@ -1,12 +1,13 @@
 /*
- * table-posix: the tfw library on POSIX with a minimal table behind it (consoles,
- * displays, dice, instant wall motors, faults), serving a pty or a TCP port, as
+ * table-posix: the tfw library on POSIX with the minimal table of table.c behind it
+ * (consoles, displays, dice, instant wall motors, faults), serving a pty or a TCP port, as
  * `python -m hw_sim serve` does. The first line of output is the URL to open.
  *
  *   table-posix --pty | --tcp PORT [--seats 3|4] [--seed N]
  *
  * Lines on stdin act as the people at the table: `press SEAT KEYCODE` (hex or decimal),
- * `take SEAT POSITION`, `reset` (a warm reset: a new boot id, unacked events kept).
+ * `take SEAT POSITION`, `reset` (a warm reset: a new boot id, unacked events kept), and
+ * `show` (every seat display and the dice, then `show: end`, on stdout).
  *
  * Benchmark hooks (this port only; a table's firmware has none of them), each answering
  * on stdout and nothing else ever printed after the first line unless asked:
@@ -15,13 +16,10 @@
  *       bytes both ways, microseconds), each press's microseconds to its display in lines
  *       of `burst-us:`, and `burst: end`;
  *   `timed take SEAT POSITION`  a take, and `timed: take us N` when the centre display
- *       next arrives;
- *   `show`  every seat display and the dice, then `show: end`.
+ *       next arrives.
  */
 #define _XOPEN_SOURCE 700
 #define _DEFAULT_SOURCE
-
-#include "tfw.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,10 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { WALL_IDLE, WALL_SHUFFLING, WALL_BUILDING, WALL_RAISING, WALL_DONE, WALL_COUNT_ERROR,
-       WALL_STOPPED };
-enum { SHUFFLE = 1, BUILD = 2, RAISE = 3, STOP = 4 };
-#define CAPS (0x01u | 0x02u | 0x04u | 0x20u | 0x40u) /* consoles, centre, dice, buzzer, takes */
+#include "table.h"
 
 /* The benchmark hooks' limits: presses in one burst, waiting presses per seat. */
 #define BURST_MAX 1000000u
@@ -58,21 +53,15 @@ typedef struct {
 
 typedef struct {
     tfw_link link;
+    table table;
     int fd;           /* the host's side: pty master or the accepted socket */
     int listen_fd;    /* TCP only */
-    uint8_t seats;
-    uint8_t walls[4];
-    int latched[256];
-    uint32_t rng;
-    char lines[4][2][61];
-    unsigned dice_count;
-    uint8_t dice[2];
     uint64_t bytes_in, bytes_out;
     uint64_t take_us; /* `timed take`: when the take was posted, 0 when none waits */
     burst_state burst;
-} table;
+} port_state;
 
-static table T;
+static port_state T;
 static uint32_t burst_us[BURST_MAX];
 
 static uint32_t now_ms(void)
@@ -87,23 +76,6 @@ static uint64_t now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static uint32_t next_random(void)
-{
-    T.rng ^= T.rng << 13;
-    T.rng ^= T.rng >> 17;
-    T.rng ^= T.rng << 5;
-    return T.rng;
-}
-
-static uint32_t new_boot_id(void)
-{
-    uint32_t id;
-    do {
-        id = next_random();
-    } while (id == 0);
-    return id;
 }
 
 static void write_all(void *ctx, const uint8_t *data, size_t len)
@@ -179,7 +151,7 @@ static void burst_start(unsigned count, unsigned depth, unsigned key, const unsi
     }
     memset(b, 0, sizeof *b);
     for (unsigned i = 0; i < nseats; i++) {
-        if (seats[i] >= T.seats) {
+        if (seats[i] >= T.table.seats) {
             printf("burst: refused (no seat %u)\n", seats[i]);
             return;
         }
@@ -217,159 +189,34 @@ static void burst_display(uint8_t seat)
     }
 }
 
-static void show(void)
-{
-    printf("show: dice %u %u %u\n", T.dice_count, T.dice[0], T.dice[1]);
-    for (uint8_t s = 0; s < T.seats; s++) {
-        printf("show: seat %u %s\t%s\n", s, T.lines[s][0], T.lines[s][1]);
-    }
-    printf("show: end\n");
-}
-
-static void wall_status(uint8_t wall, uint8_t state)
-{
-    uint8_t p[4] = {wall, state, state == WALL_DONE ? 34 : 0, 34};
-    T.walls[wall] = state;
-    post(TFW_WALL_STATUS, p, sizeof p);
-}
-
-static void fault(uint8_t code, const char *text)
-{
-    uint8_t p[3 + 1 + 40];
-    size_t n = strlen(text);
-    T.latched[code] = 1;
-    p[0] = code;
-    p[1] = 0;
-    p[2] = 0;
-    p[3] = (uint8_t)n;
-    memcpy(p + 4, text, n);
-    post(TFW_FAULT, p, 4 + n);
-}
-
-static void run_walls(uint8_t action, uint8_t wall)
-{
-    static const uint8_t shuffle[] = {WALL_SHUFFLING, WALL_BUILDING, WALL_RAISING};
-    const uint8_t *phases = shuffle;
-    size_t count = 3;
-    if (action == BUILD) {
-        phases = shuffle + 1;
-        count = 2;
-    } else if (action == RAISE) {
-        phases = shuffle + 2;
-        count = 1;
-    }
-    for (uint8_t w = 0; w < T.seats; w++) {
-        if (wall != 0xFF && w != wall) {
-            continue;
-        }
-        if (action == STOP) {
-            if (T.walls[w] >= WALL_SHUFFLING && T.walls[w] <= WALL_RAISING) {
-                wall_status(w, WALL_STOPPED);
-            }
-            continue;
-        }
-        for (size_t i = 0; i < count; i++) {
-            wall_status(w, phases[i]);
-        }
-        wall_status(w, WALL_DONE); /* instant motors, like hw_sim --speed 0 */
-    }
-}
-
-static int text_field(const uint8_t *p, size_t len, size_t *pos, char *out, size_t max_bytes)
-{
-    if (*pos >= len) {
-        return -1;
-    }
-    size_t n = p[(*pos)++];
-    if (n > max_bytes || *pos + n > len) {
-        return -1;
-    }
-    memcpy(out, p + *pos, n);
-    out[n] = '\0';
-    *pos += n;
-    return 0;
-}
-
-static void command(void *ctx, uint8_t type, const uint8_t *p, size_t len)
+/* The table's hooks: `show` answers on stdout, the reset button resets the link warm, and
+ * the displays answer the benchmark's presses and takes. */
+static void out_line(void *ctx, const char *line)
 {
     (void)ctx;
-    switch (type) {
-    case TFW_WALL_COMMAND:
-        if (len >= 2 && p[0] >= SHUFFLE && p[0] <= STOP && (p[1] < T.seats || p[1] == 0xFF)) {
-            run_walls(p[0], p[1]);
-        }
-        break;
-    case TFW_DICE_ROLL: {
-        uint8_t dice[2] = {(uint8_t)(next_random() % 6u + 1u), (uint8_t)(next_random() % 6u + 1u)};
-        memcpy(T.dice, dice, sizeof dice);
-        T.dice_count++;
-        post(TFW_DICE_RESULT, dice, sizeof dice);
-        break;
-    }
-    case TFW_SEAT_DISPLAY: {
-        char l1[61], l2[61];
-        size_t pos = 1;
-        if (len >= 1 && p[0] < T.seats && text_field(p, len, &pos, l1, 60) == 0 &&
-            text_field(p, len, &pos, l2, 60) == 0) {
-            memcpy(T.lines[p[0]][0], l1, sizeof l1);
-            memcpy(T.lines[p[0]][1], l2, sizeof l2);
-            burst_display(p[0]);
-        }
-        break;
-    }
-    case TFW_CENTRE_DISPLAY:
-        if (T.take_us) {
-            printf("timed: take us %llu\n", (unsigned long long)(now_us() - T.take_us));
-            T.take_us = 0;
-        }
-        break;
-    case TFW_FAULT_CLEAR:
-        if (len >= 1) {
-            T.latched[p[0]] = 0;
-            if (p[0] == TFW_FAULT_TILE_COUNT) {
-                for (uint8_t w = 0; w < 4; w++) {
-                    T.walls[w] = T.walls[w] == WALL_COUNT_ERROR ? WALL_IDLE : T.walls[w];
-                }
-            }
-        }
-        break;
-    case TFW_STATUS_REQUEST: {
-        uint8_t s[1 + 4 + 1 + 16];
-        size_t n = 0, faults = 0;
-        s[n++] = 4;
-        for (uint8_t w = 0; w < 4; w++) {
-            s[n++] = T.walls[w];
-        }
-        size_t count_at = n++;
-        for (int code = 0; code < 256 && faults < 16; code++) {
-            if (T.latched[code]) {
-                s[n++] = (uint8_t)code;
-                faults++;
-            }
-        }
-        s[count_at] = (uint8_t)faults;
-        post(TFW_TABLE_STATUS, s, n);
-        break;
-    }
-    case TFW_TABLE_RESET:
-        memset(T.walls, WALL_IDLE, sizeof T.walls);
-        memset(T.lines, 0, sizeof T.lines);
-        break;
-    default: /* lamps, the centre display, the buzzer: nothing to sense here */
-        break;
-    }
+    printf("%s\n", line);
 }
 
-static void session_lost(void *ctx, int silent)
+static void warm_reset(void *ctx)
 {
     (void)ctx;
-    for (uint8_t w = 0; w < T.seats; w++) { /* the safe state: motors stop */
-        if (T.walls[w] >= WALL_SHUFFLING && T.walls[w] <= WALL_RAISING) {
-            wall_status(w, WALL_STOPPED);
-        }
-    }
-    if (silent) {
-        fault(TFW_FAULT_HOST_SILENT, "host silent: motors stopped");
+    tfw_link_warm_reset(&T.link, table_boot_id(&T.table), now_ms());
+    table_clear(&T.table);
+    fprintf(stderr, "table-posix: warm reset\n");
+}
+
+static void seat_display(void *ctx, uint8_t seat)
+{
+    (void)ctx;
+    burst_display(seat);
+}
+
+static void centre_display(void *ctx)
+{
+    (void)ctx;
+    if (T.take_us) {
+        printf("timed: take us %llu\n", (unsigned long long)(now_us() - T.take_us));
+        T.take_us = 0;
     }
 }
 
@@ -380,26 +227,12 @@ static void person(char *line)
     if ((n = sscanf(line, "burst %u %u %i %u %u %u %u", &a, &b, &key, &seats[0], &seats[1],
                     &seats[2], &seats[3])) >= 4) {
         burst_start(a, b, key < 0 ? 256u : (unsigned)key, seats, (unsigned)(n - 3));
-    } else if (sscanf(line, "timed take %u %u", &c, &d) == 2 && c < T.seats && d < 136) {
+    } else if (sscanf(line, "timed take %u %u", &c, &d) == 2 && c < T.table.seats && d < 136) {
         uint8_t p[3] = {(uint8_t)c, (uint8_t)d, 0xFF};
         T.take_us = now_us();
         post(TFW_WALL_TAKE, p, sizeof p);
-    } else if (strcmp(line, "show") == 0) {
-        show();
-    } else if (sscanf(line, "press %u %i", &a, &key) == 2 && a < T.seats && key >= 0 &&
-               key < 256) {
-        uint8_t p[2] = {(uint8_t)a, (uint8_t)key};
-        post(TFW_KEY_PRESS, p, sizeof p);
-    } else if (sscanf(line, "take %u %u", &a, &b) == 2 && a < T.seats && b < 136) {
-        uint8_t p[3] = {(uint8_t)a, (uint8_t)b, 0xFF};
-        post(TFW_WALL_TAKE, p, sizeof p);
-    } else if (strncmp(line, "reset", 5) == 0) {
-        tfw_link_warm_reset(&T.link, new_boot_id(), now_ms());
-        memset(T.walls, WALL_IDLE, sizeof T.walls);
-        memset(T.latched, 0, sizeof T.latched);
-        fprintf(stderr, "table-posix: warm reset\n");
-    } else if (line[0] != '\n' && line[0] != '\0') {
-        fprintf(stderr, "table-posix: not understood: %s", line);
+    } else if (table_person(&T.table, line) != 0 && line[0] != '\0') {
+        fprintf(stderr, "table-posix: not understood: %s\n", line);
     }
 }
 
@@ -480,8 +313,8 @@ int main(int argc, char **argv)
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     memset(&T, 0, sizeof T);
-    T.rng = (uint32_t)(seed * 2654435761u) | 1u;
-    T.seats = (uint8_t)seats;
+    table_hooks hooks = {out_line, warm_reset, seat_display, centre_display, NULL};
+    table_init(&T.table, &T.link, &hooks, (uint8_t)seats, (uint32_t)seed);
     T.fd = T.listen_fd = -1;
     if (pty) {
         T.fd = open_pty();
@@ -496,8 +329,9 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    tfw_callbacks cb = {write_all, command, session_lost, NULL};
-    tfw_link_init(&T.link, &cb, new_boot_id(), T.seats, CAPS, "table-posix-1.0", now_ms());
+    tfw_callbacks cb = {write_all, table_command, table_session_lost, &T.table};
+    tfw_link_init(&T.link, &cb, table_boot_id(&T.table), T.table.seats, TABLE_CAPS,
+                  "table-posix-1.0", now_ms());
     char line[256];
     size_t line_len = 0;
     for (;;) {
