@@ -59,9 +59,9 @@ from firmware_bridge import (  # noqa: E402
 )
 from firmware_bridge import messages as m  # noqa: E402
 from firmware_bridge.codec import Flags, Frame, encode_frame  # noqa: E402
+from firmware_bridge.endpoints import open_transport  # noqa: E402
 from firmware_bridge.errors import LinkDown  # noqa: E402
 from firmware_bridge.testing import FrameFuzzer  # noqa: E402
-from firmware_bridge.transport import open_transport  # noqa: E402
 from tests.hil.board import board  # noqa: E402
 
 FIRMWARE = ROOT / "firmware"

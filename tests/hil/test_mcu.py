@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import firmware_bridge.conformance as conformance
+from firmware_bridge.endpoints import open_transport
 from firmware_bridge.messages import Key
-from firmware_bridge.transport import open_transport
 from tablectl.journal import Journal
 from tablectl.rules import wall as W
 from tablectl.rules.events import Dice, Hand, Take, Tsumo
