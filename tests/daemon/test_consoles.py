@@ -82,7 +82,7 @@ async def test_the_table_never_asks_the_machine_for_a_transition_it_lacks() -> N
     await rig.up()
     assert rig.table.phase == "table_shuffling"
     with pytest.raises(FlowError, match="no transition 'next_hand' from table_shuffling"):
-        await rig.table._trigger("next_hand")
+        await rig.table.core.trigger("next_hand")
     assert rig.table.phase == "table_shuffling"
 
 
@@ -173,7 +173,7 @@ async def _staff(rig: Rig, seat: int, action: int, pin: str = PIN) -> None:
 async def test_a_chombo_needs_the_staff_pin() -> None:
     notes: list[tuple[str, int | None, dict[str, object]]] = []
     rig = Rig("jboy")
-    rig.table._note = lambda kind, seat, detail=None: notes.append((kind, seat, detail or {}))  # type: ignore[method-assign]
+    rig.table.core.note = lambda kind, seat, detail=None: notes.append((kind, seat, detail or {}))  # type: ignore[method-assign]
     await rig.up()
     await rig.start_hand()
     await rig.key(1, K.STAFF_CALL, K.DIGIT_1)
@@ -362,7 +362,7 @@ async def test_the_same_trays_off_against_new_scores_are_a_new_mismatch() -> Non
 async def test_last_game_is_noted_and_cleared_when_a_new_game_starts() -> None:
     notes: list[tuple[str, int | None, dict[str, object]]] = []
     rig = Rig("jboy")
-    rig.table._note = lambda kind, seat, detail=None: notes.append((kind, seat, detail or {}))  # type: ignore[method-assign]
+    rig.table.core.note = lambda kind, seat, detail=None: notes.append((kind, seat, detail or {}))  # type: ignore[method-assign]
     await rig.up()
     await rig.key(2, K.LAST_GAME)
     assert rig.lines(2)[0] == "W 25000 LAST"
