@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Generic, TypeVar, overload
+from typing import Any
 
 from firmware_bridge import messages as m
 from tablectl.alerts import AlertBoard
@@ -30,6 +30,7 @@ from tablectl.console.endings import ABORT_LABELS, ABORT_MENU, DrawFlow
 from tablectl.console.entry import EntryFlow
 from tablectl.console.faults import FaultFlow
 from tablectl.console.flows import Flows
+from tablectl.console.forward import Forward
 from tablectl.console.hand import HandFlow, WallLayouts
 from tablectl.console.keys import KeyRouter
 from tablectl.console.model import Pending, SeatConsole
@@ -57,64 +58,37 @@ CLAIM_WINDOW_S = 3.0
 #: The game clock is published with the state this often (s) while it runs.
 CLOCK_PUBLISH_S = 15
 
-T = TypeVar("T")
-
-
-class _Forward(Generic[T]):
-    """A public attribute of :class:`Table` that lives on one of its parts (``part``,
-    an attribute of the table, under ``name``); read and set through the table."""
-
-    def __init__(self, part: str, name: str | None = None) -> None:
-        self.part = part
-        self.name = name or ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = self.name or name
-
-    @overload
-    def __get__(self, obj: None, owner: type) -> _Forward[T]: ...
-    @overload
-    def __get__(self, obj: Table, owner: type) -> T: ...
-    def __get__(self, obj: Table | None, owner: type) -> _Forward[T] | T:
-        if obj is None:
-            return self
-        value: T = getattr(getattr(obj, self.part), self.name)
-        return value
-
-    def __set__(self, obj: Table, value: T) -> None:
-        setattr(getattr(obj, self.part), self.name, value)
-
 
 class Table:
     """The controller of one table: construct, ``await link_up()``, feed it messages."""
 
-    rules = _Forward[HouseRules]("core")
-    rules_ref = _Forward[str]("core")
-    players = _Forward[int]("core")
-    state = _Forward[GameState]("core")
-    post_command = _Forward[Callable[[m.Message], None]]("core")
-    recorder = _Forward[Recorder | None]("core")
-    publisher = _Forward[Publisher | None]("core")
-    now = _Forward[Callable[[], float]]("core")
-    table_id = _Forward[str]("core")
-    consoles = _Forward[list[SeatConsole]]("core")
-    pending = _Forward[Pending | None]("core")
-    alerts = _Forward[AlertBoard]("core")
-    clock_started = _Forward[float | None]("core")
-    games_finished = _Forward[int]("core")
-    new_games = _Forward[bool]("core")
-    on_hand_settled = _Forward[Callable[[HandRecord], None] | None]("core")
-    capabilities = _Forward[m.Capability]("tiles")
-    held_meld = _Forward[HeldMeld | None]("tiles")
-    zone_hands = _Forward[list[tuple[int, ...] | None]]("tiles")
-    zone_melds = _Forward[list[tuple[int, ...]]]("tiles")
-    zone_ponds = _Forward[list[tuple[int, ...]]]("tiles")
-    wall_layouts = _Forward[dict[int, tuple[int, ...]]]("layouts", "walls")
-    layouts_void = _Forward[bool]("layouts", "void")
-    tray_mismatch = _Forward[dict[int, int]]("trays", "mismatch")
-    tray_totals = _Forward[tuple[int, ...] | None]("trays", "totals")
-    faults = _Forward[set[m.FaultCode]]("fault_flow", "faults")
-    rules_menu = _Forward[tuple[str, ...]]("staff_flow")
+    rules = Forward[HouseRules]("core")
+    rules_ref = Forward[str]("core")
+    players = Forward[int]("core")
+    state = Forward[GameState]("core")
+    post_command = Forward[Callable[[m.Message], None]]("core")
+    recorder = Forward[Recorder | None]("core")
+    publisher = Forward[Publisher | None]("core")
+    now = Forward[Callable[[], float]]("core")
+    table_id = Forward[str]("core")
+    consoles = Forward[list[SeatConsole]]("core")
+    pending = Forward[Pending | None]("core")
+    alerts = Forward[AlertBoard]("core")
+    clock_started = Forward[float | None]("core")
+    games_finished = Forward[int]("core")
+    new_games = Forward[bool]("core")
+    on_hand_settled = Forward[Callable[[HandRecord], None] | None]("core")
+    capabilities = Forward[m.Capability]("tiles")
+    held_meld = Forward[HeldMeld | None]("tiles")
+    zone_hands = Forward[list[tuple[int, ...] | None]]("tiles")
+    zone_melds = Forward[list[tuple[int, ...]]]("tiles")
+    zone_ponds = Forward[list[tuple[int, ...]]]("tiles")
+    wall_layouts = Forward[dict[int, tuple[int, ...]]]("layouts", "walls")
+    layouts_void = Forward[bool]("layouts", "void")
+    tray_mismatch = Forward[dict[int, int]]("trays", "mismatch")
+    tray_totals = Forward[tuple[int, ...] | None]("trays", "totals")
+    faults = Forward[set[m.FaultCode]]("fault_flow", "faults")
+    rules_menu = Forward[tuple[str, ...]]("staff_flow")
 
     def __init__(
         self,

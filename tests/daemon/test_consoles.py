@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge import messages as m
-from tablectl.console import prompts
 from tablectl.console.diagram import BEGIN, END, docs_block
 from tablectl.console.prompts import PROMPTS, TABLE_PHASES, idle_spec
 from tablectl.console.staff import (
@@ -411,14 +410,6 @@ async def test_a_storm_of_keys_from_every_seat_in_every_phase_breaks_nothing(pre
         assert stats.replay_checks >= 10
         played = set(stats.phases)
         assert {"table_playing_turn", "table_result_entry", "table_settlement"} <= played
-
-
-def test_prompt_specs_cover_every_prompt_the_table_opens() -> None:
-    folder = Path(prompts.__file__).parent
-    source = "".join(p.read_text() for p in [folder.parent / "table.py", *folder.glob("*.py")])
-    opened = set(re.findall(r'prompt = "([A-Z ?]+)"', source))
-    opened |= set(re.findall(r'_open\(\s*\w+,\s*"([A-Z ?]+)"', source))
-    assert opened <= set(PROMPTS), opened - set(PROMPTS)
 
 
 # ---------------------------------------------------------------------- corrections
