@@ -166,6 +166,11 @@ class Table:
             self.fault_flow,
         )
         self.keys = KeyRouter(self.flows)
+        #: The stored flow's parts, in order, and their snapshot and key methods (bound
+        #: once: the daemon compares the key before and after every group of events).
+        self._stored = self.flows.stored()
+        self._snapshots = tuple(part.snapshot for part in self._stored)
+        self._keys = tuple(part.key for part in self._stored)
         self.displays = Displays(
             core, wins=wins, layouts=self.layouts, faults=self.fault_flow, trays=self.trays
         )
@@ -188,8 +193,8 @@ class Table:
         restarted daemon that resumes the rules state from the journal resumes the
         console flow too, instead of dropping a half-typed han entry."""
         data: dict[str, Any] = {}
-        for part in self.flows.stored():
-            data.update(part.snapshot())
+        for snapshot in self._snapshots:
+            data.update(snapshot())
         return data
 
     def flow_key(self) -> Hashable:
@@ -197,13 +202,13 @@ class Table:
         consoles are doing, without display pages, messages or the running clock. The
         daemon compares it before and after a group of table events to know whether the
         stored console flow must be committed with the group."""
-        return tuple(part.key() for part in self.flows.stored())
+        return tuple([key() for key in self._keys])
 
     def restore_flow(self, snapshot: dict[str, Any]) -> None:
         """Take up a :meth:`flow_snapshot` of the same rules state (before ``link_up``).
         Raises ValueError (changing nothing) if it does not fit this table."""
         try:
-            commits = [part.restore(snapshot) for part in self.flows.stored()]
+            commits = [part.restore(snapshot) for part in self._stored]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"console state does not fit: {exc!r}") from exc
         for commit in commits:

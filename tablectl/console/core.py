@@ -524,7 +524,8 @@ class TableCore:
 
     def stored_phase(self) -> str:
         """The phase the stored flow names (where the hand stands, even offline)."""
-        return self.phase if self.phase.startswith("table_") else self.resume_phase
+        phase = str(self.state_model.state)
+        return phase if phase.startswith("table_") else self.resume_phase
 
     def snapshot(self) -> dict[str, Any]:
         """The phase, the game clock, the consoles and the pending interaction."""

@@ -117,10 +117,12 @@ class Displays:
         split = "-" if tsumo is None else tsumo_split(self.core.state, seat, tsumo)
         return fit(line1), fit(f"TSUMO {split}")
 
-    def _seat_fields(self, seat: int, clock: int | None) -> dict[str, Any]:
+    def _seat_fields(
+        self, seat: int, clock: int | None, fault: str | None, state: Any
+    ) -> dict[str, Any]:
         """A seat display's fields, remade only when what :meth:`seat_lines` reads changed
-        (a key press usually changes one seat's console and nothing else); ``clock`` is
-        :meth:`clock_seconds`, read once per refresh."""
+        (a key press usually changes one seat's console and nothing else); ``clock``,
+        ``fault`` (its text while one stands) and ``state`` are read once per refresh."""
         console = self.core.consoles[seat]
         inputs = (
             console.prompt,
@@ -129,16 +131,16 @@ class Displays:
             console.page,
             console.choice,
             console.last_game,
-            self.faults.text if self.faults.faults else None,
+            fault,
             self.trays.mismatch.get(seat),
             clock,
         )
         memo = self._seat_memo.get(seat)
-        if memo is not None and memo[0] is self.core.state and memo[1] == inputs:
+        if memo is not None and memo[0] is state and memo[1] == inputs:
             return memo[2]
         line1, line2 = self.seat_lines(seat)
         fields = {"seat": seat, "line1": line1, "line2": line2}
-        self._seat_memo[seat] = (self.core.state, inputs, fields)
+        self._seat_memo[seat] = (state, inputs, fields)
         return fields
 
     def _state_fields(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -182,9 +184,13 @@ class Displays:
         field). Unchanged fields are the very dicts made last time (memoised)."""
         out: list[tuple[_Slot, type[m.Message], dict[str, Any]]] = []
         lamps, centre = self._state_fields()
-        clock = self.core.clock_seconds()
-        for seat in range(self.core.players):
-            out.append((("SeatDisplay", seat), m.SeatDisplay, self._seat_fields(seat, clock)))
+        core = self.core
+        clock = core.clock_seconds()
+        fault = self.faults.text if self.faults.faults else None
+        state = core.state
+        for seat in range(core.players):
+            fields = self._seat_fields(seat, clock, fault, state)
+            out.append((("SeatDisplay", seat), m.SeatDisplay, fields))
             out.append((("SeatLamps", seat), m.SeatLamps, lamps[seat]))
         out.append((("CentreDisplay", 0), m.CentreDisplay, self._centre_fields(centre, clock)))
         return out
@@ -194,7 +200,8 @@ class Displays:
 
         Called after every table event; only the changed ones are built as messages (a key
         press usually changes one display of nine)."""
-        if not self.core.phase.startswith("table_") and self.core.phase != "fault":
+        phase = self.core.phase
+        if not phase.startswith("table_") and phase != "fault":
             return
         sent = self.sent
         for slot, cls, fields in self._display_fields():
