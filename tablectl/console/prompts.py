@@ -1,6 +1,8 @@
-"""The seat console flows as data: every prompt, the keys it takes, where it may be.
+"""The seat console flows as data: every prompt, the keys it takes, where it may be,
+and what handles it.
 
-Each :class:`PromptSpec` declares
+Every prompt is a :class:`Prompt` (its value is what the display shows and what the
+stored flow keeps), and its :class:`PromptSpec` in :data:`PROMPTS` declares
 
 * ``keys``: the keys the prompt takes, each with what it does (a key not listed is
   refused on that seat's display with the list, and a beep; nothing changes);
@@ -11,9 +13,11 @@ Each :class:`PromptSpec` declares
   of them is a transition of the machine from every phase in ``phases``, which makes a
   ``MachineError`` from a key impossible by construction.
 * ``goes_to``: the prompts it may lead to on the same seat (the flow diagrams in
-  docs/console.md are drawn from these).
+  docs/console.md are drawn from these);
+* ``handler``: the method of the flow that owns the prompt, called with each key the
+  prompt takes (:class:`tablectl.console.keys.KeyRouter`).
 
-:data:`IDLE_KEYS` does the same for a seat with no prompt. ``tablectl diagram --consoles``
+:func:`idle_spec` does the same for a seat with no prompt. ``tablectl diagram --consoles``
 draws the flows from this module.
 """
 
