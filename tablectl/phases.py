@@ -13,7 +13,7 @@ from typing import Any
 from transitions.extensions.asyncio import HierarchicalAsyncMachine
 from transitions.extensions.factory import HierarchicalAsyncGraphMachine
 
-TABLE_PHASES: list[Any] = [
+_TABLE_CHILDREN: list[Any] = [
     "idle",
     "shuffling",
     "walls_up",
@@ -29,7 +29,7 @@ STATES: list[Any] = [
     "offline",
     "handshake",
     "fault",
-    {"name": "table", "children": TABLE_PHASES, "initial": "idle"},
+    {"name": "table", "children": _TABLE_CHILDREN, "initial": "idle"},
 ]
 
 #: The phase names the parlor sees (MQTT state, docs/mqtt.md): a stable public set,
@@ -56,14 +56,18 @@ def public_phase(phase: str) -> str:
     return PUBLIC_PHASES.get(phase, "fault" if phase.startswith("table_fault") else phase)
 
 
-#: Where a settled hand can still be corrected: before the next hand's dice are rolled.
-CORRECTABLE = [
-    "table_settlement",
-    "table_game_over",
-    "table_idle",
-    "table_shuffling",
-    "table_walls_up",
-]
+#: Every phase of a table in play (the ``table`` state and its children, as leaf names).
+TABLE_PHASES = frozenset(p for p in PUBLIC_PHASES if p.startswith("table_"))
+PLAYING = frozenset({"table_playing_turn", "table_playing_claim"})
+#: Phases in which a hand is under way and may end with an abort or a penalty.
+HAND_PHASES = frozenset(
+    {"table_walls_up", "table_dice", "table_dealing", *PLAYING, "table_result_entry"}
+)
+#: Where a settled hand can still be corrected: it is settled and the next hand's dice have
+#: not been rolled.
+CORRECTABLE = frozenset(
+    {"table_settlement", "table_game_over", "table_idle", "table_shuffling", "table_walls_up"}
+)
 
 # (trigger, source, destination)
 TRANSITIONS: list[tuple[str, str | list[str], str]] = [
@@ -89,11 +93,20 @@ TRANSITIONS: list[tuple[str, str | list[str], str]] = [
     ("game_ended", "table_settlement", "table_game_over"),
     ("new_game", "table_game_over", "table_idle"),
     # Corrections: a settled hand whose next dice have not been rolled is entered again.
-    ("reopen", CORRECTABLE, "table_result_entry"),
-    ("resume_play", CORRECTABLE, "table_playing"),
+    ("reopen", sorted(CORRECTABLE), "table_result_entry"),
+    ("resume_play", sorted(CORRECTABLE), "table_playing"),
     # Staff end the game in progress (abandoned, or for a game with other rules).
     ("abandon", "table", "table_idle"),
 ]
+
+
+def destination(trigger: str, phase: str) -> str | None:
+    """The leaf phase ``trigger`` leads to from ``phase`` (None: no such transition)."""
+    for name, source, dest in TRANSITIONS:
+        sources = [source] if isinstance(source, str) else source
+        if name == trigger and any(phase == s or phase.startswith(s + "_") for s in sources):
+            return {"table_playing": "table_playing_turn", "table": "table_idle"}.get(dest, dest)
+    return None
 
 
 class PhaseModel:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_bridge import messages as m
-from tablectl.console.host import Publisher
+from tablectl.console.core import Publisher
 from tablectl.console.staff import PinHash, StaffGate, hash_pin
 from tablectl.replay import replay
 from tablectl.rules import events as ev

@@ -7,150 +7,181 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from firmware_bridge import messages as m
-from tablectl.console import prompts
-from tablectl.console.host import ConsoleHost
-from tablectl.console.model import Pending, WinEntry, fit, signed
+from tablectl.console.core import TableCore
+from tablectl.console.entry import EntryFlow
+from tablectl.console.hand import HandFlow
+from tablectl.console.model import Pending, PendingKind, WinEntry, fit, signed
+from tablectl.console.prompts import Prompt
+from tablectl.console.trays import Trays
+from tablectl.phases import CORRECTABLE
 from tablectl.rules import events as ev
-from tablectl.rules.state import initial_state
 
 
-class ConfirmFlow(ConsoleHost):
-    """After a hand: CONFIRM (and GAME OVER) on every seat, the next hand or game, and the"""
+class ConfirmFlow:
+    """After a hand: CONFIRM (and GAME OVER) on every seat, the all-last dealer's STOP?,
+    the next hand or game, corrections, and the dealer's ROLL? that starts a hand.
 
-    def _hand_settled(self, deltas: Sequence[int]) -> None:
-        self.pending = Pending(kind="confirm", seats=list(range(self.players)))
-        for seat, console in enumerate(self.consoles):
-            console.prompt = "CONFIRM"
-            console.typed = ""
-            console.message = fit(f"{signed(deltas[seat])} = {self.state.scores[seat]}")
-        if self.state.finished:
-            for console in self.consoles:
-                console.prompt = "GAME OVER"
-            self._show_final()
-        self.claim_deadline = None
-        self.tray_override = False
-        self._compare_trays()
+    Runs the confirmation (the core's ``pending`` of kind ``confirm``); declares
+    ``ROLL?``, ``CONFIRM``, ``GAME OVER`` and ``STOP?``. Stores nothing of its own."""
 
-    def _show_final(self) -> None:
-        final = self.state.final
+    def __init__(self, core: TableCore, hand: HandFlow, trays: Trays, entry: EntryFlow) -> None:
+        self.core = core
+        self.hand = hand
+        self.trays = trays
+        self.entry = entry
+
+    def hand_settled(self, deltas: Sequence[int]) -> None:
+        """A hand was settled (a rules core effect): every seat confirms what it pays or
+        receives in the settlement the hand's end leads to."""
+        core = self.core
+        core.pending = Pending(kind=PendingKind.CONFIRM, seats=list(range(core.players)))
+        prompt = Prompt.GAME_OVER if core.state.finished else Prompt.CONFIRM
+        for seat in range(core.players):
+            message = fit(f"{signed(deltas[seat])} = {core.state.scores[seat]}")
+            core.open(seat, prompt, message=message, entering="hand_over")
+        if core.state.finished:
+            self.show_final()
+        core.claim_deadline = None
+        self.trays.override = False
+        self.trays.compare()
+
+    def show_final(self) -> None:
+        """Each seat's rank and final score on its second line."""
+        final = self.core.state.final
         assert final is not None
-        for seat, console in enumerate(self.consoles):
+        for seat, console in enumerate(self.core.consoles):
             rank = final.ranking.index(seat) + 1
             console.message = fit(f"#{rank} {final.scores[seat]}")
 
-    async def _roll_prompt(self, seat: int, key: m.Key) -> None:
-        if self.tray_mismatch and self.hold_on_tray_mismatch and not self.tray_override:
-            self._refuse(seat, "fix trays/STAFF 5")
+    async def roll_prompt(self, seat: int, key: m.Key) -> None:
+        """``ROLL?``: OK rolls the dice (held while the trays differ)."""
+        if self.trays.hold_dice():
+            self.core.refuse(seat, "fix trays/STAFF 5")
             return
         if key == m.Key.OK:
-            self.consoles[seat].prompt = ""
-            await self._trigger("roll")
-            self.post_command(m.DiceRoll())
-            self.roll_session = self.sessions
+            self.core.close(seat)
+            await self.core.trigger("roll")
+            self.core.post_command(m.DiceRoll())
+            self.core.roll_session = self.core.sessions
 
-    async def _confirm_prompt(self, seat: int, key: m.Key) -> None:
-        pending = self.pending
+    async def confirm_prompt(self, seat: int, key: m.Key) -> None:
+        """``CONFIRM`` / ``GAME OVER``: OK agrees (the next hand or game once all have),
+        CANCEL takes the result back."""
+        pending = self.core.pending
         if key == m.Key.CANCEL:
             await self._cancel_confirm(seat)
             return
-        if key != m.Key.OK or pending is None or pending.kind != "confirm":
+        if key != m.Key.OK or pending is None or pending.kind != PendingKind.CONFIRM:
             return
         pending.answered.add(seat)
-        self.consoles[seat].prompt = ""
-        if len(pending.answered) < self.players or any(c.prompt == "STOP?" for c in self.consoles):
+        self.core.close(seat)
+        consoles = self.core.consoles
+        if len(pending.answered) < self.core.players or any(
+            c.prompt == Prompt.STOP for c in consoles
+        ):
             return
-        self.pending = None
-        for console in self.consoles:
+        self.core.pending = None
+        for console in self.core.consoles:
             console.message = ""
-        if self.state.finished:
-            if self.phase == "table_settlement":
-                await self._trigger("game_ended")
-            self.games_finished += 1
-            if self.new_games:
+        if self.core.state.finished:
+            if self.core.phase == "table_settlement":
+                await self.core.trigger("game_ended")
+            self.core.games_finished += 1
+            if self.core.new_games:
                 await self._new_game()
             return
-        await self._trigger("next_hand")
-        await self._start_hand()
+        await self.core.trigger("next_hand")
+        await self.hand.start_hand()
+
+    async def stop_prompt(self, seat: int, key: m.Key) -> None:
+        """``STOP?``: OK ends the game now (all-last dealer), CANCEL plays on."""
+        core = self.core
+        if key == m.Key.OK:
+            refusal = core.apply(ev.Stop())
+            if refusal is not None:
+                core.refuse(seat, refusal)
+                core.open(seat, Prompt.CONFIRM, typed=None, message=None)
+                return
+            # The game is over: everyone confirms the final result.
+            core.pending = Pending(kind=PendingKind.CONFIRM, seats=list(range(core.players)))
+            for other in range(core.players):
+                core.open(other, Prompt.GAME_OVER, typed=None, message=None)
+            self.show_final()
+        elif key == m.Key.CANCEL:
+            core.open(seat, Prompt.CONFIRM, typed=None, message=None)
+            await self.confirm_prompt(seat, m.Key.OK)
 
     async def _new_game(self) -> None:
-        self.state = initial_state(self.rules)
-        self.game_started = False
-        self.clock_started = None
-        for console in self.consoles:
-            console.last_game = False  # a LAST GAME call is for the game it was made in
-        self.alerts.resolve("last_game", any_seat=True)
-        self.last_hand = None
-        await self._trigger("new_game")
-        await self._start_hand()
+        self.hand.fresh_game(self.core.rules)
+        await self.core.trigger("new_game")
+        await self.hand.start_hand()
 
     # ------------------------------------------------------------------ corrections
 
     async def _cancel_confirm(self, seat: int) -> None:
         """CANCEL at CONFIRM: the result is wrong; the hand goes back to its entry."""
-        point = self.state.undo
+        point = self.core.state.undo
         if point is not None and point.record.result == "chombo":
-            self._refuse(seat, "staff: STAFF 3")  # a penalty is staff's to take back
+            self.core.refuse(seat, "staff: STAFF 3")  # a penalty is staff's to take back
             return
-        failure = await self._reopen_last_hand(seat, by=f"seat {seat}")
+        failure = await self.reopen_last_hand(seat, by=f"seat {seat}")
         if failure is not None:
-            self._refuse(seat, failure)
+            self.core.refuse(seat, failure)
 
-    def _correction_unavailable(self) -> str | None:
+    def correction_unavailable(self) -> str | None:
         """Why the last hand's result cannot be taken back now, or None."""
-        point = self.state.undo
+        point = self.core.state.undo
         if point is None:
             return "nothing to correct"
-        if point.blocked is not None or self.phase not in prompts.CORRECTABLE:
+        if point.blocked is not None or self.core.phase not in CORRECTABLE:
             return "next hand begun"
         return None
 
-    async def _reopen_last_hand(self, seat: int | None, *, by: str) -> str | None:
+    async def reopen_last_hand(self, seat: int | None, *, by: str) -> str | None:
         """Take the last result back (an ``undo`` event, journalled) and enter the hand
         again: the winners' HAN?, everyone's TENPAI?, or back to play for an abort or a
         chombo. Returns why not, changing nothing, or None."""
-        why = self._correction_unavailable()
-        point = self.state.undo
+        why = self.correction_unavailable()
+        point = self.core.state.undo
         if why is not None or point is None:
             return why
         record = point.record
-        refusal = self._apply(ev.Undo())
+        refusal = self.core.apply(ev.Undo())
         if refusal is not None:
             return refusal.message
-        self._note(
+        self.core.note(
             "correction",
             seat,
             {"by": by, "result": record.result, "deltas": list(record.deltas)},
         )
-        self.pending = None
-        self.claim_deadline = None
-        self.last_hand = None  # taken back: the hand is played or entered again
-        for console in self.consoles:
-            console.prompt, console.typed, console.choice, console.staff = "", "", None, None
-            console.message = ""
+        self.core.pending = None
+        self.core.claim_deadline = None
+        self.core.last_hand = None  # taken back: the hand is played or entered again
+        self.core.clear_consoles()
         if record.result in ("ron", "tsumo"):
+            kind = PendingKind(record.result)
             winners = [int(s) for s in record.detail.get("winners", [])]
             discarders = tuple(int(s) for s in record.detail.get("from", []))
-            if self.state.tiles is not None:
+            if self.core.state.tiles is not None:
                 # The tiles' value again: OK, or CANCEL to take the win back.
-                await self.open_scored_entry(record.result, winners, discarders, "reopen")
-                if self.pending is None:
+                await self.entry.open_scored_entry(kind, winners, discarders, "reopen")
+                if self.core.pending is None:
                     await self._resume_hand()
                 return None
-            self.pending = Pending(
-                kind=record.result,
+            self.core.pending = Pending(
+                kind=kind,
                 discarders=discarders,
                 seats=list(winners),
                 entries={s: WinEntry(seat=s) for s in winners},
             )
-            await self._trigger("reopen")
+            await self.core.trigger("reopen")
             for winner in winners:
-                self._open(winner, "HAN?")
-                self.consoles[winner].message = "AGAIN"
+                self.core.open(winner, Prompt.HAN, message="AGAIN")
         elif record.result == "draw":
-            self.pending = Pending(kind="draw", seats=list(range(self.players)))
-            await self._trigger("reopen")
-            for other in range(self.players):
-                self._open(other, "TENPAI?")
+            self.core.pending = Pending(kind=PendingKind.DRAW, seats=list(range(self.core.players)))
+            await self.core.trigger("reopen")
+            for other in range(self.core.players):
+                self.core.open(other, Prompt.TENPAI)
         else:
             await self._resume_hand()
         return None
@@ -158,11 +189,11 @@ class ConfirmFlow(ConsoleHost):
     async def _resume_hand(self) -> None:
         """Back to where an aborted or penalised hand stood: before the dice, in the
         deal, or in play."""
-        wall = self.state.wall
+        wall = self.core.state.wall
         if wall is None:
-            await self._to("table_walls_up")
-            self._open(self.state.dealer, "ROLL?")
+            await self.core.to("table_walls_up")
+            self.core.open(self.core.state.dealer, Prompt.ROLL)
         elif wall.phase == "deal":
-            await self._to("table_dealing")
+            await self.core.to("table_dealing")
         else:
-            await self._trigger("resume_play")
+            await self.core.trigger("resume_play")

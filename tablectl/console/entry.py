@@ -7,8 +7,11 @@ every winner's console, with nothing changed.
 from __future__ import annotations
 
 from firmware_bridge import messages as m
-from tablectl.console.host import ConsoleHost
-from tablectl.console.model import Pending, WinEntry
+from tablectl.console.core import TableCore
+from tablectl.console.model import Pending, PendingKind, WinEntry
+from tablectl.console.prompts import Prompt
+from tablectl.console.tiles import TileFlow
+from tablectl.console.wins import WinScoring
 from tablectl.rules import events as ev
 
 
@@ -23,14 +26,26 @@ def entry_hands(entry: WinEntry) -> tuple[ev.Hand, ...]:
     return (hand,)
 
 
-class EntryFlow(ConsoleHost):
-    """Win entry: HAN?, FU?, PAO? on each winner's console, then one ron or tsumo event."""
+class EntryFlow:
+    """Win entry: HAN?, FU?, PAO? on each winner's console (``OK?`` with the tiles' value
+    in a tile-aware hand), then one ron or tsumo event.
 
-    async def _open_entry(self, kind: str, seats: list[int], discarders: tuple[int, ...]) -> None:
-        if self.state.tiles is not None:
+    Runs the win entry (the core's ``pending`` of kind ``tsumo`` or ``ron``, with a
+    :class:`WinEntry` per winner); declares ``HAN?``, ``FU?``, ``PAO?`` and ``OK?``.
+    Stores nothing of its own beyond that pending entry."""
+
+    def __init__(self, core: TableCore, tiles: TileFlow, wins: WinScoring) -> None:
+        self.core = core
+        self.tiles = tiles
+        self.wins = wins
+
+    async def open_entry(
+        self, kind: PendingKind, seats: list[int], discarders: tuple[int, ...]
+    ) -> None:
+        if self.core.state.tiles is not None:
             await self.open_scored_entry(kind, seats, discarders)  # the tiles say the value
             return
-        self.pending = Pending(
+        self.core.pending = Pending(
             kind=kind,
             discarders=discarders,
             seats=list(seats),
@@ -40,16 +55,15 @@ class EntryFlow(ConsoleHost):
             # A new entry starts clean: a refusal of some earlier key (a key resent after
             # a daemon restart, say) must not show under HAN? as if the entry were refused.
             # A hand reader's disagreement stays: it is why this win is keyed.
-            self.consoles[seat].prompt = "HAN?"
-            self.consoles[seat].typed = ""
-            self.consoles[seat].message = self.hand_misread.get(seat, "")
-        await self._trigger("enter_result")
+            misread = self.tiles.hand_misread.get(seat, "")
+            self.core.open(seat, Prompt.HAN, message=misread, entering="enter_result")
+        await self.core.trigger("enter_result")
 
-    async def _han_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        entry = self._entry(seat)
+    async def han_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.core.consoles[seat]
+        entry = self.core.entry(seat)
         if entry is None:
-            console.prompt = ""
+            self.core.close(seat)
             return
         if key <= m.Key.DIGIT_9 and len(console.typed) < 2 and not entry.yakuman:
             console.typed += str(int(key))
@@ -61,104 +75,150 @@ class EntryFlow(ConsoleHost):
                 console.typed = ""
                 entry.yakuman = 0
             else:
-                await self._cancel_entry(seat)
+                await self.cancel_entry(seat)
         elif key == m.Key.OK:
             if entry.yakuman:
                 entry.han, entry.fu = 0, None
-                if self.rules.scoring.pao:
-                    console.prompt, console.typed = "PAO?", ""
+                if self.core.rules.scoring.pao:
+                    self.core.open(seat, Prompt.PAO, message=None)
                     return
-                await self._entry_done(seat)
+                await self.entry_done(seat)
                 return
             if not console.typed or int(console.typed) < 1:
-                self._refuse(seat, "enter the han, then OK")
+                self.core.refuse(seat, "enter the han, then OK")
                 return
             entry.han = int(console.typed)
             console.typed = ""
-            if self.rules.scoring.table == "standard" and entry.han < 5:
-                console.prompt = "FU?"
+            if self.core.rules.scoring.table == "standard" and entry.han < 5:
+                self.core.open(seat, Prompt.FU, typed=None, message=None)
             else:
                 entry.fu = None
-                await self._entry_done(seat)
+                await self.entry_done(seat)
 
-    async def _fu_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        entry = self._entry(seat)
+    async def fu_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.core.consoles[seat]
+        entry = self.core.entry(seat)
         if entry is None:
-            console.prompt = ""
+            self.core.close(seat)
             return
         if key <= m.Key.DIGIT_9 and len(console.typed) < 3:
             console.typed += str(int(key))
         elif key == m.Key.CANCEL:
-            console.prompt, console.typed = "HAN?", ""
+            self.core.open(seat, Prompt.HAN, message=None)
         elif key == m.Key.OK and console.typed:
             entry.fu = int(console.typed)
             console.typed = ""
-            await self._entry_done(seat)
+            await self.entry_done(seat)
 
-    async def _pao_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
-        entry = self._entry(seat)
+    async def pao_prompt(self, seat: int, key: m.Key) -> None:
+        console = self.core.consoles[seat]
+        entry = self.core.entry(seat)
         if entry is None:
-            console.prompt = ""
+            self.core.close(seat)
             return
         if key <= m.Key.DIGIT_9:
             entry.pao = int(key)
             console.typed = str(int(key))
         elif key == m.Key.CANCEL:
             if entry.scored:  # back to the tiles' value
-                console.prompt, console.typed, entry.pao = "OK?", "", None
+                self.core.open(seat, Prompt.SCORE, message=None)
+                entry.pao = None
                 return
-            console.prompt, console.typed = "HAN?", ""
+            self.core.open(seat, Prompt.HAN, message=None)
             entry.yakuman, entry.pao = 0, None
         elif key == m.Key.OK:
             console.typed = ""
-            await self._entry_done(seat)
+            await self.entry_done(seat)
 
-    async def _cancel_entry(self, seat: int) -> None:
-        pending = self.pending
+    async def cancel_entry(self, seat: int) -> None:
+        pending = self.core.pending
         assert pending is not None
         pending.entries.pop(seat, None)
         if seat in pending.seats:
             pending.seats.remove(seat)
-        self.consoles[seat].prompt = ""
-        self.consoles[seat].typed = ""
+        self.core.close(seat)
+        self.core.consoles[seat].typed = ""
         if not pending.entries:
-            self.pending = None
-            await self._trigger("entry_cancelled")
+            self.core.pending = None
+            await self.core.trigger("entry_cancelled")
         elif all(e.done for e in pending.entries.values()):
-            await self._submit_win()
+            await self.submit_win()
 
-    async def _entry_done(self, seat: int) -> None:
-        entry = self._entry(seat)
-        assert entry is not None and self.pending is not None
+    async def entry_done(self, seat: int) -> None:
+        entry = self.core.entry(seat)
+        assert entry is not None and self.core.pending is not None
         entry.done = True
-        self.consoles[seat].prompt = ""
-        self.consoles[seat].message = "WAIT"
-        if all(e.done for e in self.pending.entries.values()):
-            await self._submit_win()
+        self.core.close(seat)
+        self.core.consoles[seat].message = "WAIT"
+        if all(e.done for e in self.core.pending.entries.values()):
+            await self.submit_win()
 
-    async def _submit_win(self) -> None:
-        pending = self.pending
+    async def submit_win(self) -> None:
+        pending = self.core.pending
         assert pending is not None
         hands = tuple(hand for s in pending.seats for hand in entry_hands(pending.entries[s]))
         event: ev.Event
-        if pending.kind == "tsumo":
+        if pending.kind == PendingKind.TSUMO:
             event = ev.Tsumo(hand=hands[0])
         else:
             event = ev.Ron(discarders=pending.discarders, winners=hands)
-        refusal = self._apply(event)
+        refusal = self.core.apply(event)
         if refusal is None:
-            await self._trigger("hand_over")
+            await self.core.trigger("hand_over")
             return
         # Start the entry over on every winner's console, with the reason shown.
         for seat, entry in pending.entries.items():
             if entry.scored:  # the tiles' value again: agree once more, or take it back
                 entry.done, entry.pao = False, None
-                self.consoles[seat].prompt, self.consoles[seat].typed = "OK?", ""
-                self._refuse(seat, refusal)
+                self.core.open(seat, Prompt.SCORE, message=None)
+                self.core.refuse(seat, refusal)
                 continue
             pending.entries[seat] = WinEntry(seat=entry.seat)
-            self.consoles[seat].prompt = "HAN?"
-            self.consoles[seat].typed = ""
-            self._refuse(seat, refusal)
+            self.core.open(seat, Prompt.HAN, message=None)
+            self.core.refuse(seat, refusal)
+
+    async def open_scored_entry(
+        self,
+        kind_: PendingKind,
+        seats: list[int],
+        discarders: tuple[int, ...],
+        trigger: str = "enter_result",
+    ) -> None:
+        """Each winner's display: the tiles' value, ``OK?``; a seat whose hand the tiles
+        refuse is told why and leaves the win (``trigger`` enters the entry phase)."""
+        entries: dict[int, WinEntry] = {}
+        for seat in seats:
+            entry = self.wins.scored(seat, tsumo=kind_ == PendingKind.TSUMO, discarders=discarders)
+            if isinstance(entry, tuple):
+                self.wins.refuse_win(seat, entry)
+                continue
+            entries[seat] = entry
+        self.core.pending = Pending(
+            kind=kind_, discarders=discarders, seats=list(entries), entries=entries
+        )
+        if not entries:
+            self.core.pending = None
+            return
+        await self.core.trigger(trigger)
+        for seat in entries:
+            self.core.open(seat, Prompt.SCORE)
+            self.core.consoles[seat].choice = 0
+
+    async def score_prompt(self, seat: int, key: m.Key) -> None:
+        """``OK?``: OK agrees with the tiles' value (PAO? next for a yakuman where the
+        preset has pao), CANCEL takes the win back, 0 pages the yaku."""
+        console = self.core.consoles[seat]
+        entry = self.core.entry(seat)
+        if entry is None:
+            self.core.close(seat)
+            return
+        if key == m.Key.DIGIT_0:
+            console.choice = ((console.choice or 0) + 1) % len(self.wins.score_pages(entry))
+            console.message = ""
+        elif key == m.Key.CANCEL:
+            await self.cancel_entry(seat)
+        elif key == m.Key.OK:
+            if entry.yakuman and self.core.rules.scoring.pao:
+                self.core.open(seat, Prompt.PAO, message=None)
+                return
+            await self.entry_done(seat)

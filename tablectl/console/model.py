@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from tablectl.console.prompts import Prompt
 
 #: Characters on one line of a seat display.
 LINE = 20
@@ -20,14 +24,14 @@ class SeatConsole:
     call staff, and gets the prompt back when the staff menu closes.
     """
 
-    prompt: str = ""
+    prompt: Prompt | Literal[""] = ""
     typed: str = ""
     message: str = ""
     page: int = 0
     choice: int | None = None
     last_game: bool = False
     staff: int | None = None
-    under: tuple[str, str, int | None] | None = None
+    under: tuple[Prompt, str, int | None] | None = None
 
 
 @dataclass
@@ -68,11 +72,22 @@ class WinEntry:
         return cls(**{**data, "each": each})
 
 
+class PendingKind(StrEnum):
+    """What a :class:`Pending` interaction is (its stored form is the value)."""
+
+    CLAIM = "claim"  # the claim window after a discard (RON?)
+    FROM = "from"  # a ron or call naming its discarders (FROM?)
+    TSUMO = "tsumo"  # a win entry
+    RON = "ron"
+    DRAW = "draw"  # the exhaustive draw's TENPAI?
+    CONFIRM = "confirm"  # CONFIRM / GAME OVER on every seat
+
+
 @dataclass
 class Pending:
     """A multi-seat interaction under way: a claim window, a win entry, a draw, a confirm."""
 
-    kind: str
+    kind: PendingKind
     discarders: tuple[int, ...] = ()
     seats: list[int] = field(default_factory=list)
     answered: set[int] = field(default_factory=set)

@@ -1,6 +1,8 @@
-"""The seat console flows as data: every prompt, the keys it takes, where it may be.
+"""The seat console flows as data: every prompt, the keys it takes, where it may be,
+and what handles it.
 
-Each :class:`PromptSpec` declares
+Every prompt is a :class:`Prompt` (its value is what the display shows and what the
+stored flow keeps), and its :class:`PromptSpec` in :data:`PROMPTS` declares
 
 * ``keys``: the keys the prompt takes, each with what it does (a key not listed is
   refused on that seat's display with the list, and a beep; nothing changes);
@@ -11,59 +13,127 @@ Each :class:`PromptSpec` declares
   of them is a transition of the machine from every phase in ``phases``, which makes a
   ``MachineError`` from a key impossible by construction.
 * ``goes_to``: the prompts it may lead to on the same seat (the flow diagrams in
-  docs/console.md are drawn from these).
+  docs/console.md are drawn from these);
+* ``handler``: the method of the flow that owns the prompt, called with each key the
+  prompt takes (:class:`tablectl.console.keys.KeyRouter`).
 
-:data:`IDLE_KEYS` does the same for a seat with no prompt. ``tablectl diagram --consoles``
+:func:`idle_spec` does the same for a seat with no prompt. ``tablectl diagram --consoles``
 draws the flows from this module.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
 
 from firmware_bridge.messages import Key
+from tablectl.phases import HAND_PHASES, PLAYING, TABLE_PHASES
+
+__all__ = ["HAND_PHASES", "PLAYING", "PROMPTS", "TABLE_PHASES", "Prompt", "PromptSpec"]
 
 K = Key
 DIGITS = tuple(Key(d) for d in range(10))
 
-#: Every phase of a table in play (the ``table`` state of tablectl.phases and its children).
-TABLE_PHASES = frozenset(
-    {
-        "table_idle",
-        "table_shuffling",
-        "table_walls_up",
-        "table_dice",
-        "table_dealing",
-        "table_playing_turn",
-        "table_playing_claim",
-        "table_result_entry",
-        "table_settlement",
-        "table_game_over",
-    }
-)
-PLAYING = frozenset({"table_playing_turn", "table_playing_claim"})
-#: Phases in which a hand is under way and may end with an abort or a penalty.
-HAND_PHASES = frozenset(
-    {"table_walls_up", "table_dice", "table_dealing", *PLAYING, "table_result_entry"}
-)
-#: Phases in which the last hand's result may still be corrected: it is settled and the
-#: next hand's dice have not been rolled.
-CORRECTABLE = frozenset(
-    {"table_settlement", "table_game_over", "table_idle", "table_shuffling", "table_walls_up"}
-)
+
+class Prompt(StrEnum):
+    """Every prompt a seat console shows, by the text on its display (the stored form)."""
+
+    ROLL = "ROLL?"
+    RON = "RON?"
+    FROM = "FROM?"
+    HAN = "HAN?"
+    FU = "FU?"
+    PAO = "PAO?"
+    SCORE = "OK?"
+    KAN = "KAN?"
+    PLACE_MELD = "PLACE MELD"
+    ABORT = "ABORT?"
+    TENPAI = "TENPAI?"
+    STOP = "STOP?"
+    CONFIRM = "CONFIRM"
+    GAME_OVER = "GAME OVER"
+    STAFF = "STAFF?"
+    PIN = "PIN?"
+    SEAT = "SEAT?"
+    RULES = "RULES?"
+
+
+# What the handlers declared below are called on: the flows, as the handlers they answer
+# with. Protocols rather than the flow classes, because every flow imports this module:
+# the declarations sit below the flows, and mypy checks that the table's
+# tablectl.console.flows.Flows has each handler (tablectl.console.keys calls them on it).
+
+
+class _ConfirmHandlers(Protocol):
+    async def roll_prompt(self, seat: int, key: Key) -> None: ...
+    async def confirm_prompt(self, seat: int, key: Key) -> None: ...
+    async def stop_prompt(self, seat: int, key: Key) -> None: ...
+
+
+class _ClaimHandlers(Protocol):
+    async def ron_prompt(self, seat: int, key: Key) -> None: ...
+    async def from_prompt(self, seat: int, key: Key) -> None: ...
+    async def kan_prompt(self, seat: int, key: Key) -> None: ...
+
+
+class _EntryHandlers(Protocol):
+    async def han_prompt(self, seat: int, key: Key) -> None: ...
+    async def fu_prompt(self, seat: int, key: Key) -> None: ...
+    async def pao_prompt(self, seat: int, key: Key) -> None: ...
+    async def score_prompt(self, seat: int, key: Key) -> None: ...
+
+
+class _DrawHandlers(Protocol):
+    async def abort_prompt(self, seat: int, key: Key) -> None: ...
+    async def tenpai_prompt(self, seat: int, key: Key) -> None: ...
+
+
+class _TileHandlers(Protocol):
+    async def meld_prompt(self, seat: int, key: Key) -> None: ...
+
+
+class _StaffHandlers(Protocol):
+    async def staff_prompt(self, seat: int, key: Key) -> None: ...
+    async def pin_prompt(self, seat: int, key: Key) -> None: ...
+    async def seat_prompt(self, seat: int, key: Key) -> None: ...
+    async def rules_prompt(self, seat: int, key: Key) -> None: ...
+
+
+class FlowHandlers(Protocol):
+    """The flows a prompt's handler is called on, by the handlers they answer with."""
+
+    @property
+    def confirm(self) -> _ConfirmHandlers: ...
+    @property
+    def claim(self) -> _ClaimHandlers: ...
+    @property
+    def entry(self) -> _EntryHandlers: ...
+    @property
+    def draw(self) -> _DrawHandlers: ...
+    @property
+    def tiles(self) -> _TileHandlers: ...
+    @property
+    def staff(self) -> _StaffHandlers: ...
+
+
+#: What a key at a prompt runs: the owning flow's handler, reached through the flows.
+Handler = Callable[[FlowHandlers, int, Key], Awaitable[None]]
 
 
 @dataclass(frozen=True)
 class PromptSpec:
     """One prompt of a seat console flow (see the module docstring)."""
 
-    name: str
+    name: Prompt
     flow: str
     says: str
     keys: dict[Key, str]
     phases: frozenset[str]
+    handler: Handler
     fires: frozenset[str] = frozenset()
-    goes_to: tuple[str, ...] = ()
+    goes_to: tuple[Prompt, ...] = ()
     digits: str = ""
 
     def accepts(self, key: Key) -> bool:
@@ -103,41 +173,44 @@ STAFF_MENU: dict[int, str] = {
 #: Staff menu entries that need the staff PIN (0, calling staff, is open to everyone).
 STAFF_ONLY = frozenset({1, 2, 3, 4, 5})
 #: The staff menu's prompts: STAFF CALL opens STAFF? over any other prompt.
-STAFF_PROMPTS = frozenset({"STAFF?", "PIN?", "SEAT?", "RULES?"})
+STAFF_PROMPTS = frozenset({Prompt.STAFF, Prompt.PIN, Prompt.SEAT, Prompt.RULES})
 
-PROMPTS: dict[str, PromptSpec] = {
+PROMPTS: dict[Prompt, PromptSpec] = {
     spec.name: spec
     for spec in (
         PromptSpec(
-            "ROLL?",
+            Prompt.ROLL,
             "hand start",
             "(dealer) roll the dice",
             {K.OK: "roll the dice"},
             frozenset({"table_walls_up"}),
             fires=frozenset({"roll"}),
+            handler=lambda f, seat, key: f.confirm.roll_prompt(seat, key),
         ),
         PromptSpec(
-            "RON?",
+            Prompt.RON,
             "claim window",
             "another seat declared ron on this discard, or (tiles read) the last discard is"
             " out: ron it (kantan: any of the others' 18th discards)",
             {K.RON: "join the ron", K.CANCEL: "pass"},
             PLAYING,
             fires=frozenset({"claim_closed", "enter_result", "hand_over"}),
-            goes_to=("HAN?", "OK?"),
+            goes_to=(Prompt.HAN, Prompt.SCORE),
+            handler=lambda f, seat, key: f.claim.ron_prompt(seat, key),
         ),
         PromptSpec(
-            "FROM?",
+            Prompt.FROM,
             "claim window",
             "name the discarder(s)",
             {**_digits("toggle that seat"), K.OK: "done", K.CANCEL: "leave"},
             PLAYING,
             fires=frozenset({"enter_result"}),
-            goes_to=("HAN?", "PLACE MELD"),
+            goes_to=(Prompt.HAN, Prompt.PLACE_MELD),
             digits="seat",
+            handler=lambda f, seat, key: f.claim.from_prompt(seat, key),
         ),
         PromptSpec(
-            "HAN?",
+            Prompt.HAN,
             "win entry",
             "enter the han",
             {
@@ -148,40 +221,44 @@ PROMPTS: dict[str, PromptSpec] = {
             },
             frozenset({"table_result_entry"}),
             fires=frozenset({"hand_over", "entry_cancelled"}),
-            goes_to=("FU?", "PAO?"),
+            goes_to=(Prompt.FU, Prompt.PAO),
             digits="0-9",
+            handler=lambda f, seat, key: f.entry.han_prompt(seat, key),
         ),
         PromptSpec(
-            "FU?",
+            Prompt.FU,
             "win entry",
             "enter the fu",
             {**_digits("type a digit"), K.OK: "done", K.CANCEL: "back to HAN?"},
             frozenset({"table_result_entry"}),
             fires=frozenset({"hand_over"}),
-            goes_to=("HAN?",),
+            goes_to=(Prompt.HAN,),
             digits="0-9",
+            handler=lambda f, seat, key: f.entry.fu_prompt(seat, key),
         ),
         PromptSpec(
-            "PAO?",
+            Prompt.PAO,
             "win entry",
             "name the responsible seat, or none",
             {**_digits("that seat pays"), K.OK: "done", K.CANCEL: "back to HAN?"},
             frozenset({"table_result_entry"}),
             fires=frozenset({"hand_over"}),
-            goes_to=("HAN?",),
+            goes_to=(Prompt.HAN,),
             digits="seat",
+            handler=lambda f, seat, key: f.entry.pao_prompt(seat, key),
         ),
         PromptSpec(
-            "OK?",
+            Prompt.SCORE,
             "win entry",
             "(tiles read) the win as the tiles score it: han, fu, points; line 2 the yaku",
             {K.OK: "agree", K.CANCEL: "take the win back", K.DIGIT_0: "next yaku"},
             frozenset({"table_result_entry"}),
             fires=frozenset({"hand_over", "entry_cancelled"}),
-            goes_to=("PAO?",),
+            goes_to=(Prompt.PAO,),
+            handler=lambda f, seat, key: f.entry.score_prompt(seat, key),
         ),
         PromptSpec(
-            "KAN?",
+            Prompt.KAN,
             "kan",
             "1 closed, 2 added, 3 north",
             {
@@ -191,96 +268,107 @@ PROMPTS: dict[str, PromptSpec] = {
                 K.CANCEL: "leave",
             },
             PLAYING,
-            goes_to=("PLACE MELD",),
+            goes_to=(Prompt.PLACE_MELD,),
             digits="1-3",
+            handler=lambda f, seat, key: f.claim.kan_prompt(seat, key),
         ),
         PromptSpec(
-            "PLACE MELD",
+            Prompt.PLACE_MELD,
             "kan",
             "(tiles read) lay the meld in the meld zone: the call is made when it shows",
             {K.CANCEL: "withdraw the call"},
             PLAYING,
+            handler=lambda f, seat, key: f.tiles.meld_prompt(seat, key),
         ),
         PromptSpec(
-            "ABORT?",
+            Prompt.ABORT,
             "abortive draw",
             "1 nine terminals, 2 four winds, 3 four riichi, 4 four kans",
             {**_digits("choose", 1, 4), K.OK: "declare", K.CANCEL: "leave"},
             frozenset({"table_dealing", *PLAYING}),
             fires=frozenset({"hand_over"}),
             digits="1-4",
+            handler=lambda f, seat, key: f.draw.abort_prompt(seat, key),
         ),
         PromptSpec(
-            "TENPAI?",
+            Prompt.TENPAI,
             "exhaustive draw",
             "declare tenpai or noten",
             {K.TENPAI: "tenpai", K.NOTEN: "noten", K.MENU: "nagashi"},
             frozenset({"table_result_entry"}),
             fires=frozenset({"hand_over"}),
+            handler=lambda f, seat, key: f.draw.tenpai_prompt(seat, key),
         ),
         PromptSpec(
-            "STOP?",
+            Prompt.STOP,
             "all-last stop",
             "(all-last dealer) end the game now",
             {K.OK: "end the game", K.CANCEL: "play on"},
             frozenset({"table_settlement"}),
             fires=frozenset({"game_ended", "next_hand", "new_game", "shuffle"}),
-            goes_to=("CONFIRM", "GAME OVER"),
+            goes_to=(Prompt.CONFIRM, Prompt.GAME_OVER),
+            handler=lambda f, seat, key: f.confirm.stop_prompt(seat, key),
         ),
         PromptSpec(
-            "CONFIRM",
+            Prompt.CONFIRM,
             "confirm",
             "what this seat pays or receives",
             {K.OK: "agree", K.CANCEL: "wrong: enter the hand again"},
             frozenset({"table_settlement"}),
             fires=frozenset({"next_hand", "shuffle", "reopen", "resume_play"}),
-            goes_to=("HAN?", "OK?", "TENPAI?"),
+            goes_to=(Prompt.HAN, Prompt.SCORE, Prompt.TENPAI),
+            handler=lambda f, seat, key: f.confirm.confirm_prompt(seat, key),
         ),
         PromptSpec(
-            "GAME OVER",
+            Prompt.GAME_OVER,
             "confirm",
             "the final score and rank",
             {K.OK: "agree (a new game when all have)", K.CANCEL: "wrong: enter the hand again"},
             frozenset({"table_settlement", "table_game_over"}),
             fires=frozenset({"game_ended", "new_game", "shuffle", "reopen", "resume_play"}),
-            goes_to=("HAN?", "OK?", "TENPAI?"),
+            goes_to=(Prompt.HAN, Prompt.SCORE, Prompt.TENPAI),
+            handler=lambda f, seat, key: f.confirm.confirm_prompt(seat, key),
         ),
         PromptSpec(
-            "STAFF?",
+            Prompt.STAFF,
             "staff",
             "0 call staff, 1 chombo, 2 false call, 3 correct, 4 new game, 5 trays",
             {**_digits("choose", 0, 5), K.CANCEL: "leave"},
             TABLE_PHASES,
-            goes_to=("PIN?",),
+            goes_to=(Prompt.PIN,),
             digits="0-5",
+            handler=lambda f, seat, key: f.staff.staff_prompt(seat, key),
         ),
         PromptSpec(
-            "PIN?",
+            Prompt.PIN,
             "staff",
             "the staff PIN",
             {**_digits("type a digit"), K.OK: "check", K.CANCEL: "leave"},
             TABLE_PHASES,
             fires=frozenset({"reopen", "resume_play", "shuffle", "new_game", "abandon"}),
-            goes_to=("SEAT?", "RULES?", "HAN?", "OK?", "TENPAI?"),
+            goes_to=(Prompt.SEAT, Prompt.RULES, Prompt.HAN, Prompt.SCORE, Prompt.TENPAI),
             digits="0-9",
+            handler=lambda f, seat, key: f.staff.pin_prompt(seat, key),
         ),
         PromptSpec(
-            "SEAT?",
+            Prompt.SEAT,
             "staff",
             "the seat the penalty is for",
             {**_digits("that seat"), K.OK: "apply", K.CANCEL: "leave"},
             HAND_PHASES,
             fires=frozenset({"hand_over"}),
             digits="seat",
+            handler=lambda f, seat, key: f.staff.seat_prompt(seat, key),
         ),
         PromptSpec(
-            "RULES?",
+            Prompt.RULES,
             "staff",
             "the rules of the new game",
             {**_digits("choose"), K.MENU: "next rules", K.OK: "start", K.CANCEL: "leave"},
             TABLE_PHASES,
             fires=frozenset({"abandon", "shuffle"}),
             digits="0-9",
+            handler=lambda f, seat, key: f.staff.rules_prompt(seat, key),
         ),
     )
 }
@@ -346,14 +434,3 @@ def idle_spec(phase: str) -> IdleSpec:
     elif phase == "table_dealing":
         keys[K.MENU] = PLAY_KEYS[K.MENU]
     return IdleSpec(phase, keys, fires)
-
-
-#: The prompt every seat shows while the table reports a fault; it stands over whatever
-#: the seat was answering, which comes back when the fault is cleared.
-FAULT = PromptSpec(
-    "FAULT",
-    "fault",
-    "what went wrong; staff fix it",
-    {K.OK: "resume once the table reports no fault"},
-    frozenset({"fault"}),
-)

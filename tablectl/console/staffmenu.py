@@ -4,62 +4,95 @@ game, a correction), from a console or from ``tablectl ctl``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from firmware_bridge import messages as m
-from tablectl.console import prompts
-from tablectl.console.host import ConsoleHost
+from tablectl.console.confirm import ConfirmFlow
+from tablectl.console.core import TableCore
+from tablectl.console.hand import HandFlow
 from tablectl.console.model import fit
-from tablectl.console.prompts import STAFF_MENU
-from tablectl.console.staff import LOCKOUT_S
+from tablectl.console.prompts import STAFF_MENU, Prompt
+from tablectl.console.staff import LOCKOUT_S, StaffGate
+from tablectl.console.trays import Trays
+from tablectl.phases import HAND_PHASES
 from tablectl.rules import events as ev
-from tablectl.rules.state import initial_state
+from tablectl.rules.options import HouseRules
 
 
-class StaffFlow(ConsoleHost):
-    """The staff menu: STAFF?, PIN?, SEAT?, RULES?, and the game control staff have (a new"""
+class StaffFlow:
+    """The staff menu: STAFF?, PIN?, SEAT?, RULES?, and the game control staff have (a new
+    game, a correction), from a console or from ``tablectl ctl``.
 
-    async def _staff_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
+    Owns the staff PIN's gate (wrong PINs, the lockout) and the rules staff may pick;
+    stores the gate and the staff calls nobody answered yet. Declares ``STAFF?``, ``PIN?``,
+    ``SEAT?`` and ``RULES?``."""
+
+    def __init__(
+        self,
+        core: TableCore,
+        *,
+        confirm: ConfirmFlow,
+        hand: HandFlow,
+        trays: Trays,
+        gate: StaffGate,
+        rules_menu: Sequence[str],
+        load_rules: Callable[[str], HouseRules] | None,
+    ) -> None:
+        self.core = core
+        self.confirm = confirm
+        self.hand = hand
+        self.trays = trays
+        #: Staff PIN check and lockout; unset: staff actions only from ``tablectl ctl``.
+        self.gate = gate
+        #: Rules staff may pick for a new game on a console (RULES?); the current first.
+        self.rules_menu = tuple(dict.fromkeys((core.rules_ref, *rules_menu)))
+        self.load_rules = load_rules
+        self._restored_calls: list[int] = []
+
+    async def staff_prompt(self, seat: int, key: m.Key) -> None:
+        """``STAFF?``: 0 calls staff; the other entries ask for the PIN."""
+        console = self.core.consoles[seat]
         if key == m.Key.CANCEL:
-            console.prompt = ""
+            self.core.close(seat)
             return
         choice = int(key)
         if choice == 0:  # calling staff is open to everyone
-            console.prompt = ""
-            self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.LONG, duration_ms=1000))
+            self.core.close(seat)
+            self.core.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.LONG, duration_ms=1000))
             console.message = "STAFF CALLED"
-            self._note("staff_call", seat)
+            self.core.note("staff_call", seat)
             return
         why = self._staff_unavailable(choice)
         if why is not None:
-            console.prompt = ""
-            self._refuse(seat, why)
+            self.core.close(seat)
+            self.core.refuse(seat, why)
             return
         console.choice = choice
-        self._open(seat, "PIN?")
-        console.message = fit(STAFF_MENU[choice].upper())
+        self.core.open(seat, Prompt.PIN, message=fit(STAFF_MENU[choice].upper()))
 
     def _staff_unavailable(self, choice: int) -> str | None:
         """Why staff action ``choice`` cannot be taken now (before asking for the PIN)."""
-        if not self.staff.configured:
+        if not self.gate.configured:
             return "no staff PIN set"
-        locked = self.staff.locked_for()
+        locked = self.gate.locked_for()
         if locked > 0:
             return f"staff locked {int(locked) + 1} s"
-        phase = self.phase
-        if choice in (1, 2) and phase not in prompts.HAND_PHASES:
+        phase = self.core.phase
+        if choice in (1, 2) and phase not in HAND_PHASES:
             return "no hand now"
         if choice == 3:
-            return self._correction_unavailable()
-        if choice == 5 and not self.tray_mismatch:
+            return self.confirm.correction_unavailable()
+        if choice == 5 and not self.trays.mismatch:
             return "the trays agree"
         return None
 
-    async def _pin_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
+    async def pin_prompt(self, seat: int, key: m.Key) -> None:
+        """``PIN?``: digits, then OK checks the PIN and carries out the chosen action."""
+        console = self.core.consoles[seat]
         if key == m.Key.CANCEL:
-            console.prompt, console.typed, console.choice, console.message = "", "", None, ""
+            self.core.close(seat)
+            console.typed, console.choice, console.message = "", None, ""
             return
         if key <= m.Key.DIGIT_9:
             if len(console.typed) < 8:
@@ -68,16 +101,17 @@ class StaffFlow(ConsoleHost):
         pin, console.typed = console.typed, ""
         choice = console.choice
         action = STAFF_MENU.get(choice or 0, "?")
-        verdict = self.staff.check(pin)
+        verdict = self.gate.check(pin)
         if verdict != "ok":
-            self._note("staff_pin_failed", seat, {"action": action, "verdict": verdict})
-            console.prompt, console.choice = "", None
-            self._refuse(
+            self.core.note("staff_pin_failed", seat, {"action": action, "verdict": verdict})
+            self.core.close(seat)
+            console.choice = None
+            self.core.refuse(
                 seat,
                 {
                     "wrong": "wrong PIN",
                     "locked": f"PIN: locked {int(LOCKOUT_S)} s",
-                    "still_locked": f"staff locked {int(self.staff.locked_for()) + 1} s",
+                    "still_locked": f"staff locked {int(self.gate.locked_for()) + 1} s",
                     "not_configured": "no staff PIN set",
                 }[verdict],
             )
@@ -85,78 +119,85 @@ class StaffFlow(ConsoleHost):
         console.staff, console.choice, console.message = choice, None, ""
         why = None if choice is None else self._staff_unavailable(choice)
         if choice is None or why is not None:
-            console.prompt, console.staff = "", None
-            self._refuse(seat, why or "choose again")
+            self.core.close(seat)
+            console.staff = None
+            self.core.refuse(seat, why or "choose again")
             return
         if choice in (1, 2):
-            self._open(seat, "SEAT?")
-            console.message = fit(action.upper())
+            self.core.open(seat, Prompt.SEAT, message=fit(action.upper()))
         elif choice == 3:
-            console.prompt, console.staff = "", None
-            failure = await self._reopen_last_hand(seat, by=f"staff at seat {seat}")
+            self.core.close(seat)
+            console.staff = None
+            failure = await self.confirm.reopen_last_hand(seat, by=f"staff at seat {seat}")
             if failure is not None:
-                self._refuse(seat, failure)
+                self.core.refuse(seat, failure)
         elif choice == 4:
-            self._open(seat, "RULES?", typed="0")
-            console.message = fit(self.rules_menu[0])
+            self.core.open(seat, Prompt.RULES, typed="0", message=fit(self.rules_menu[0]))
         elif choice == 5:
-            console.prompt, console.staff = "", None
-            self.tray_override = True
-            self._note("staff_action", seat, {"action": "tray_override"})
+            self.core.close(seat)
+            console.staff = None
+            self.trays.override = True
+            self.core.note("staff_action", seat, {"action": "tray_override"})
             console.message = "TRAYS: PLAY ON"
 
-    async def _seat_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
+    async def seat_prompt(self, seat: int, key: m.Key) -> None:
+        """``SEAT?``: the seat a chombo or false call is for, then OK."""
+        console = self.core.consoles[seat]
         if key <= m.Key.DIGIT_9:
-            if int(key) < self.players:
+            if int(key) < self.core.players:
                 console.typed = str(int(key))
             else:
-                self._refuse(seat, f"seats are 0-{self.players - 1}")
+                self.core.refuse(seat, f"seats are 0-{self.core.players - 1}")
         elif key == m.Key.CANCEL:
-            console.prompt, console.typed, console.staff = "", "", None
+            self.core.close(seat)
+            console.typed, console.staff = "", None
         elif key == m.Key.OK and console.typed:
             target = int(console.typed)
             chombo = console.staff == 1
             event: ev.Event = ev.Chombo(seat=target) if chombo else ev.FalseCall(seat=target)
-            console.prompt, console.typed, console.staff = "", "", None
+            self.core.close(seat)
+            console.typed, console.staff = "", None
             if chombo:
                 # A chombo ends the hand: whatever was being entered is void.
-                self.pending = None
-                self.claim_deadline = None
-            refusal = self._apply(event)
+                self.core.pending = None
+                self.core.claim_deadline = None
+            refusal = self.core.apply(event)
             if refusal is not None:
-                self._refuse(seat, refusal)
+                self.core.refuse(seat, refusal)
                 return
             action = "chombo" if chombo else "false_call"
-            self._note("staff_action", seat, {"action": action, "target": target})
-            if chombo and self.phase in prompts.HAND_PHASES:
-                await self._trigger("hand_over")
+            self.core.note("staff_action", seat, {"action": action, "target": target})
+            if chombo and self.core.phase in HAND_PHASES:
+                await self.core.trigger("hand_over")
         else:
-            self._refuse(seat, "a seat digit, then OK")
+            self.core.refuse(seat, "a seat digit, then OK")
 
-    async def _rules_prompt(self, seat: int, key: m.Key) -> None:
-        console = self.consoles[seat]
+    async def rules_prompt(self, seat: int, key: m.Key) -> None:
+        """``RULES?``: pick the new game's rules (digit or MENU), OK starts it."""
+        console = self.core.consoles[seat]
         menu = self.rules_menu
         if key == m.Key.CANCEL:
-            console.prompt, console.typed, console.staff, console.message = "", "", None, ""
+            self.core.close(seat)
+            console.typed, console.staff, console.message = "", None, ""
             return
         index = int(console.typed or 0)
         if key == m.Key.MENU:
             index = (index + 1) % len(menu)
         elif key <= m.Key.DIGIT_9:
             if int(key) >= len(menu):
-                self._refuse(seat, f"rules 0-{len(menu) - 1}; MENU: next")
+                self.core.refuse(seat, f"rules 0-{len(menu) - 1}; MENU: next")
                 return
             index = int(key)
         if key != m.Key.OK:
             console.typed = str(index)
             console.message = fit(menu[index])
             return
-        console.prompt, console.typed, console.staff, console.message = "", "", None, ""
+        self.core.close(seat)
+        console.typed, console.staff, console.message = "", None, ""
         ref = menu[index]
         failure = await self.new_game(ref, by=f"staff at seat {seat}", seat=seat)
         if failure is not None:
-            self._refuse(seat, failure)
+            self.core.refuse(seat, failure)
 
     async def new_game(
         self, rules_ref: str | None = None, *, by: str = "ctl", seat: int | None = None
@@ -164,57 +205,51 @@ class StaffFlow(ConsoleHost):
         """Staff end the game in progress (kept as abandoned unless it had finished) and
         start a new one, with other rules if ``rules_ref`` names them. Returns why not,
         changing nothing, or None."""
-        rules = self.rules
-        ref = self.rules_ref if rules_ref is None else rules_ref
-        if ref != self.rules_ref:
+        rules = self.core.rules
+        ref = self.core.rules_ref if rules_ref is None else rules_ref
+        if ref != self.core.rules_ref:
             if self.load_rules is None:
                 return "this table cannot change its rules"
             try:
                 rules = self.load_rules(ref)
             except ValueError as exc:
                 return f"rules {ref!r}: {exc}"
-            if rules.players != self.players:
-                return f"{ref} is for {rules.players} players; this table has {self.players}"
-        if not self.phase.startswith("table_"):
+            if rules.players != self.core.players:
+                return f"{ref} is for {rules.players} players; this table has {self.core.players}"
+        if not self.core.phase.startswith("table_"):
             return "the table is not connected"
-        abandoned = self.game_started and not self.state.finished
+        abandoned = self.hand.game_started and not self.core.state.finished
         detail: dict[str, Any] = {"action": "new_game", "by": by, "rules": ref}
         detail["abandoned"] = abandoned
         if abandoned:
-            detail["scores"] = list(self.state.scores)  # what the abandoned game stood at
+            detail["scores"] = list(self.core.state.scores)  # what the abandoned game stood at
         # Noted first, so that the note belongs to the game it ends.
-        self._note("staff_action", seat, detail)
+        self.core.note("staff_action", seat, detail)
         if abandoned:
-            game_id = getattr(self.recorder, "game_id", None)
-            if self.recorder is not None:
-                self.recorder.game_abandoned()
-            if self.publisher is not None:
-                self.publisher.publish_game(
+            game_id = getattr(self.core.recorder, "game_id", None)
+            if self.core.recorder is not None:
+                self.core.recorder.game_abandoned()
+            if self.core.publisher is not None:
+                self.core.publisher.publish_game(
                     {
-                        "table": self.table_id,
+                        "table": self.core.table_id,
                         "game_id": game_id,
-                        "rules": self.rules.name,
-                        "hands": self.state.hands_played,
+                        "rules": self.core.rules.name,
+                        "hands": self.core.state.hands_played,
                         "abandoned": True,
-                        "scores": list(self.state.scores),
+                        "scores": list(self.core.state.scores),
                         "final": None,
                     }
                 )
-        self.rules, self.rules_ref = rules, ref
+        self.core.rules, self.core.rules_ref = rules, ref
         self.rules_menu = tuple(dict.fromkeys((ref, *self.rules_menu)))
-        self.state = initial_state(rules)
-        self.game_started = False
-        self.clock_started = None
-        self.pending = None
-        self.claim_deadline = None
-        self.tray_override = False
-        for console in self.consoles:
-            console.prompt, console.typed, console.choice, console.staff = "", "", None, None
-            console.message, console.last_game = "", False
-        self.alerts.resolve("last_game", any_seat=True)
-        self.last_hand = None
-        await self._trigger("abandon")
-        await self._start_hand()
+        self.core.pending = None
+        self.core.claim_deadline = None
+        self.trays.override = False
+        self.core.clear_consoles()
+        self.hand.fresh_game(rules)
+        await self.core.trigger("abandon")
+        await self.hand.start_hand()
         return None
 
     async def staff_command(self, cmd: str, rules_ref: str | None, *, by: str) -> str | None:
@@ -227,4 +262,42 @@ class StaffFlow(ConsoleHost):
 
     async def correct_last_hand(self, *, by: str = "ctl") -> str | None:
         """Staff reopen the last settled hand for entry again. Returns why not, or None."""
-        return await self._reopen_last_hand(None, by=by)
+        return await self.confirm.reopen_last_hand(None, by=by)
+
+    # ------------------------------------------------------------------ stored flow
+
+    def snapshot(self) -> dict[str, Any]:
+        """The PIN gate's failures and lockout, and the staff calls not yet answered."""
+        return {
+            "staff_failures": self.gate.failures,
+            "staff_locked_s": round(self.gate.locked_for(), 3),
+            # Staff calls nobody answered yet: a restart must not silence them. (LAST
+            # GAME and a tray mismatch come back from the consoles and trays.)
+            "staff_calls": self.core.alerts.seats("staff_call"),
+        }
+
+    def key(self) -> Hashable:
+        """The durable part of :meth:`snapshot` (not the lockout's running time)."""
+        return (self.gate.failures, tuple(self.core.alerts.seats("staff_call")))
+
+    def restore(self, snapshot: dict[str, Any]) -> Callable[[], None]:
+        """Read :meth:`snapshot`'s part; the returned call takes it up (the staff calls
+        are raised again by :meth:`restore_alerts`). Raises ValueError (KeyError,
+        TypeError) on a bad one."""
+        failures = int(snapshot.get("staff_failures", 0))
+        locked_s = float(snapshot.get("staff_locked_s", 0.0))
+        calls = [int(s) for s in snapshot.get("staff_calls", [])]
+
+        def commit() -> None:
+            self.gate.failures = failures
+            self.gate.locked_until = self.core.now() + locked_s if locked_s > 0 else None
+            self._restored_calls = calls
+
+        return commit
+
+    def restore_alerts(self) -> None:
+        """The restored staff calls stand as alerts again."""
+        now = self.core.wall_time()
+        for seat in self._restored_calls:
+            self.core.alerts.raise_alert("staff_call", seat, "STAFF CALL", now)
+        self._restored_calls = []

@@ -13,7 +13,8 @@ import pytest
 
 from firmware_bridge import messages as m
 from tablectl.console.model import WinEntry
-from tablectl.console.tiles import TILE_CAPS, hand_text, score_line, yaku_pages
+from tablectl.console.tiles import TILE_CAPS, hand_text
+from tablectl.console.wins import score_line, yaku_pages
 from tablectl.rules import events as ev
 from tablectl.rules import tiletrack
 from tablectl.rules.wall import WallState
@@ -668,7 +669,7 @@ async def test_a_kantan_pon_shows_its_own_tiles_and_a_stand_in_from_the_wall(ord
     st = rig.state.tiles.seats  # type: ignore[union-attr]
     assert st[1].meld_zone == (*own, stand_in) and stand_in not in st[1].concealed
     assert st[0].pond == (called,) == rig.table.zone_ponds[0]
-    assert rig.table._fresh_melds(1) == []
+    assert rig.table.tiles.fresh_melds(1) == []
     # 食い替え（現物も）可: the third 3z may go right after the pon.
     third = owned(rig, 1, "3z", 1)[0]
     assert await rig.discard(1, third) == third and rig.events[-1] == ev.Discard(1, third)
