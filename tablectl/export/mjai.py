@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablectl.export.log import (
+    Action,
     AddedKan,
     Call,
     ClosedKan,
@@ -47,6 +48,28 @@ def _names(tiles: tuple[int, ...], ts: TileSet) -> list[str]:
     return [tile_name(t, ts) for t in sorted(tiles)]
 
 
+def _in_order(actions: tuple[Action, ...]) -> list[Action]:
+    """The actions with a kan dora turned at the kan written before the replacement draw.
+
+    The tracker turns an added kan's indicator (where the preset turns kan dora at once)
+    after the replacement draw.  Written in that order, the ``dora`` line stands between
+    the seat's ``tsumo`` and its ``dahai``: libriichi's own log checker takes it, but a
+    reader that feeds the log to libriichi line by line has the dora clear the seat's
+    candidates and then refuses the discard ("cannot discard").  Before the draw, as an
+    open and a closed kan are already written, every reader takes it (docs/tiles.md,
+    "Game logs").
+    """
+    out = list(actions)
+    for i in range(1, len(out) - 1):
+        before, here, after = out[i - 1], out[i], out[i + 1]
+        kan = isinstance(before, AddedKan | ClosedKan) or (
+            isinstance(before, Call) and before.kind == "kan"
+        )
+        if kan and isinstance(here, Draw) and here.rinshan and isinstance(after, DoraRevealed):
+            out[i], out[i + 1] = after, here
+    return out
+
+
 def _hand(log: GameLog, hand: HandLog) -> list[dict[str, Any]]:
     ts = log.tiles
     out: list[dict[str, Any]] = [
@@ -62,7 +85,7 @@ def _hand(log: GameLog, hand: HandLog) -> list[dict[str, Any]]:
             "tehais": [_names(tiles, ts) for tiles in hand.haipai],
         }
     ]
-    for action in hand.actions:
+    for action in _in_order(hand.actions):
         match action:
             case Draw(seat=seat, tile=tile):
                 out.append({"type": "tsumo", "actor": seat, "pai": tile_name(tile, ts)})

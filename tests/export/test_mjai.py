@@ -228,3 +228,19 @@ def test_a_three_player_game_is_written_with_three_seats() -> None:
     start = next(line for line in lines if line["type"] == "start_kyoku")
     assert len(start["tehais"]) == len(start["scores"]) == 3
     assert any(line["type"] == "nukidora" for line in lines)
+
+
+def test_a_kan_dora_never_stands_between_a_draw_and_its_discard(game: Game) -> None:
+    """A ``dora`` between a seat's ``tsumo`` and its ``dahai`` clears the seat's candidates
+    in a reader that feeds the log to libriichi line by line, which then refuses the
+    discard: a kan's dora is written before the replacement draw (turned at once, as a
+    closed kan's always is) or after the discard (an open kan's, turned after it)."""
+    kans = ("daiminkan", "ankan", "kakan")
+    immediate = load_rules(game.preset).wall.kan_dora == "immediate"
+    types = [line["type"] for line in _lines(game)]
+    for i, event in enumerate(types[:-2]):
+        assert (event, types[i + 1]) != ("tsumo", "dora"), (i, types[i - 1 : i + 3])
+        if event in kans and types[i + 1] in ("dora", "tsumo"):
+            rest = types[i + 1 : i + 3]
+            at_once = immediate or event == "ankan"
+            assert rest == (["dora", "tsumo"] if at_once else ["tsumo", "dahai"]), (i, rest)
