@@ -95,15 +95,16 @@ def _hand(log: GameLog, hand: HandLog) -> list[dict[str, Any]]:
                 pai = tile_name(tile, ts)
                 out.append({"type": "dahai", "actor": seat, "pai": pai, "tsumogiri": tsumogiri})
             case Call(seat=seat, kind=call_kind, source=source, called=called, own=own):
-                out.append(
-                    {
-                        "type": CALL_TYPES[call_kind],
-                        "actor": seat,
-                        "target": source,
-                        "pai": tile_name(called, ts),
-                        "consumed": _names(own, ts),
-                    }
-                )
+                line = {
+                    "type": CALL_TYPES[call_kind],
+                    "actor": seat,
+                    "target": source,
+                    "pai": tile_name(called, ts),
+                    "consumed": _names(own, ts),
+                }
+                if action.stand_in is not None:
+                    line["stand_in"] = tile_name(action.stand_in, ts)
+                out.append(line)
             case ClosedKan(seat=seat, tiles=tiles):
                 out.append({"type": "ankan", "actor": seat, "consumed": _names(tiles, ts)})
             case AddedKan(seat=seat, tile=tile, pon=pon):
@@ -123,7 +124,9 @@ def _hand(log: GameLog, hand: HandLog) -> list[dict[str, Any]]:
                 out.append({"type": "dora", "dora_marker": tile_name(tile, ts)})
     result = hand.result
     for win in result.wins:
-        ura = [tile_name(t, ts) for t in hand.ura] if win.riichi else []
+        # kantan counts no ura dora (seed 004), as the scorer has it.
+        ura_counts = win.riichi and log.rules.scoring.table != "kantan"
+        ura = [tile_name(t, ts) for t in hand.ura] if ura_counts else []
         out.append(
             {
                 "type": "hora",
