@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from tablectl.export import export_text
 from tablectl.rules.loader import load_rules
+from tests.export.games import generated
 from tests.export.other_tools import (
     DEMO_PRESETS,
     DEMO_SEEDS,
@@ -195,3 +197,15 @@ def test_jansou_catches_a_win_the_deltas_overstate(
     path = _write(tmp_path / "overstated.jsonl", lines)
     (report,) = jansou(tmp_path, {path: "ema"}).values()
     assert any("jansou scores" in e for e in report["errors"]), report
+
+
+def test_kantan_is_refused_by_both_as_the_docs_say(tmp_path: Path) -> None:
+    """docs/tiles.md: no standard mjai engine plays kantan's calls off a last discard that
+    is not the discard just made, so its log is for reading, not review."""
+    game = generated("kantan", 7)
+    path = tmp_path / "kantan.jsonl"
+    path.write_text(export_text("mjai", load_rules("kantan"), game.parsed()), encoding="utf-8")
+    (verdict,) = libriichi(path).values()
+    assert "not the last kawa tile" in (verdict["validate_logs"] or "")
+    (report,) = jansou(tmp_path, {path: "kantan"}).values()
+    assert report["errors"] and "ReplayError" in report["errors"][0]
