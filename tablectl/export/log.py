@@ -89,13 +89,18 @@ class Discard:
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """A chi, pon or open kan: ``seat`` took ``called`` from ``source`` and showed ``own``."""
+    """A chi, pon or open kan: ``seat`` took ``called`` from ``source`` and showed ``own``.
+
+    Kantan (鳴いた牌を河から持って来ないで、代わりに山の牌を加える): the called tile stays in
+    the discarder's river and ``stand_in``, the next tile of the caller's own wall, lies
+    in its place in the meld (it never enters the hand)."""
 
     seat: int
     kind: ev.CallKind
     source: int
     called: int
     own: tuple[int, ...]
+    stand_in: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,9 +243,9 @@ def _called(seat: int, kind: ev.CallKind, meld: Meld) -> Call:
 def _moves(event: ev.Event, old: TileState, new: TileState) -> list[Action]:
     """What an accepted event did to the tiles, read off the tracker's state after it."""
     match event:
-        case ev.Take(seat=seat):
+        case ev.Take(seat=seat) if new.draw_source != "stand_in":
             tile = new.seats[seat].drawn
-            assert tile is not None, "kantan's stand-in takes have no log form"
+            assert tile is not None, (event, new.draw_source)
             return [Draw(seat, tile, rinshan=new.draw_source != "live")]
         case ev.Discard(seat=seat):
             river = new.seats[seat].discards[-1]
@@ -280,8 +285,19 @@ def _follow(hand: _Hand, event: ev.Event, before: GameState, after: GameState) -
         if st.riichi and not st.riichi_pending and not old.seats[event.seat].riichi:
             _riichi_after_discard(hand, event.seat)
         return
+    if isinstance(event, ev.Take) and new.draw_source == "stand_in":
+        _stand_in(hand, event.seat, new.seats[event.seat].melds[-1].stand_in)
+        return
     hand.actions += _moves(event, old, new)
     hand.actions += [DoraRevealed(t) for t in new.dora[len(old.dora) :]]
+
+
+def _stand_in(hand: _Hand, seat: int, tile: int | None) -> None:
+    """Kantan: the take after a call lies in the called tile's place: mark that call."""
+    at = max(i for i, a in enumerate(hand.actions) if isinstance(a, Call) and a.seat == seat)
+    call = hand.actions[at]
+    assert isinstance(call, Call) and tile is not None, (call, tile)
+    hand.actions[at] = replace(call, stand_in=tile)
 
 
 def _bare(before: GameState, honba: int) -> GameState:
@@ -404,15 +420,9 @@ def game_log(
     """The settled hands of a game from its events (a leading ``start`` is ignored).
 
     Raises :class:`ExportError` naming the hand when a settled hand was played without
-    tile readers (no dice and layout: the core then knows no tiles).  Kantan (own walls,
-    calls on one's own turn) has no form in these logs.  A hand still in progress at the
-    end of the events is left out.
+    tile readers (no dice and layout: the core then knows no tiles).  A hand still in
+    progress at the end of the events is left out.
     """
-    if rules.wall.own_walls:
-        raise ExportError(
-            f"{rules.name}: own walls and calls on one's own turn (kantan) have no"
-            " tenhou.net/6 or mjai form"
-        )
     players = rules.players
     if names is not None and len(names) != players:
         raise ExportError(f"{len(names)} player names for a {players}-player game")

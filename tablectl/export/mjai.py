@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablectl.export.log import (
+    Action,
     AddedKan,
     Call,
     ClosedKan,
@@ -47,6 +48,28 @@ def _names(tiles: tuple[int, ...], ts: TileSet) -> list[str]:
     return [tile_name(t, ts) for t in sorted(tiles)]
 
 
+def _in_order(actions: tuple[Action, ...]) -> list[Action]:
+    """The actions with a kan dora turned at the kan written before the replacement draw.
+
+    The tracker turns an added kan's indicator (where the preset turns kan dora at once)
+    after the replacement draw.  Written in that order, the ``dora`` line stands between
+    the seat's ``tsumo`` and its ``dahai``: libriichi's own log checker takes it, but a
+    reader that feeds the log to libriichi line by line has the dora clear the seat's
+    candidates and then refuses the discard ("cannot discard").  Before the draw, as an
+    open and a closed kan are already written, every reader takes it (docs/tiles.md,
+    "Game logs").
+    """
+    out = list(actions)
+    for i in range(1, len(out) - 1):
+        before, here, after = out[i - 1], out[i], out[i + 1]
+        kan = isinstance(before, AddedKan | ClosedKan) or (
+            isinstance(before, Call) and before.kind == "kan"
+        )
+        if kan and isinstance(here, Draw) and here.rinshan and isinstance(after, DoraRevealed):
+            out[i], out[i + 1] = after, here
+    return out
+
+
 def _hand(log: GameLog, hand: HandLog) -> list[dict[str, Any]]:
     ts = log.tiles
     out: list[dict[str, Any]] = [
@@ -62,7 +85,7 @@ def _hand(log: GameLog, hand: HandLog) -> list[dict[str, Any]]:
             "tehais": [_names(tiles, ts) for tiles in hand.haipai],
         }
     ]
-    for action in hand.actions:
+    for action in _in_order(hand.actions):
         match action:
             case Draw(seat=seat, tile=tile):
                 out.append({"type": "tsumo", "actor": seat, "pai": tile_name(tile, ts)})
@@ -72,15 +95,16 @@ def _hand(log: GameLog, hand: HandLog) -> list[dict[str, Any]]:
                 pai = tile_name(tile, ts)
                 out.append({"type": "dahai", "actor": seat, "pai": pai, "tsumogiri": tsumogiri})
             case Call(seat=seat, kind=call_kind, source=source, called=called, own=own):
-                out.append(
-                    {
-                        "type": CALL_TYPES[call_kind],
-                        "actor": seat,
-                        "target": source,
-                        "pai": tile_name(called, ts),
-                        "consumed": _names(own, ts),
-                    }
-                )
+                line = {
+                    "type": CALL_TYPES[call_kind],
+                    "actor": seat,
+                    "target": source,
+                    "pai": tile_name(called, ts),
+                    "consumed": _names(own, ts),
+                }
+                if action.stand_in is not None:
+                    line["stand_in"] = tile_name(action.stand_in, ts)
+                out.append(line)
             case ClosedKan(seat=seat, tiles=tiles):
                 out.append({"type": "ankan", "actor": seat, "consumed": _names(tiles, ts)})
             case AddedKan(seat=seat, tile=tile, pon=pon):
@@ -100,7 +124,9 @@ def _hand(log: GameLog, hand: HandLog) -> list[dict[str, Any]]:
                 out.append({"type": "dora", "dora_marker": tile_name(tile, ts)})
     result = hand.result
     for win in result.wins:
-        ura = [tile_name(t, ts) for t in hand.ura] if win.riichi else []
+        # kantan counts no ura dora (seed 004), as the scorer has it.
+        ura_counts = win.riichi and log.rules.scoring.table != "kantan"
+        ura = [tile_name(t, ts) for t in hand.ura] if ura_counts else []
         out.append(
             {
                 "type": "hora",

@@ -21,6 +21,7 @@ from tablectl.export.log import (
     ClosedKan,
     Discard,
     Draw,
+    ExportError,
     GameLog,
     HandLog,
     HandResult,
@@ -197,6 +198,11 @@ def tenhou6(log: GameLog, title: tuple[str, str] = ("", "")) -> dict[str, Any]:
     """The tenhou.net/6 JSON object of ``log``: ``title``, ``name``, ``rule``, ``log`` and,
     once the game is over, ``sc`` (each seat's final score and result points: the
     preset's result, or the score in thousands where the preset has none)."""
+    if log.rules.wall.own_walls:
+        raise ExportError(
+            f"{log.rules.name}: own walls and calls on one's own turn (kantan) have no"
+            " tenhou.net/6 form (its mjai log writes them, docs/tiles.md)"
+        )
     names = list(log.names) + [""] * (SEATS - len(log.names))
     out: dict[str, Any] = {
         "title": list(title),

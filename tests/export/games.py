@@ -21,8 +21,8 @@ from tablectl.rules.state import HandSettled, HandUndone, initial_state
 from tests.export.scripted import SCRIPTED
 from tests.tiles.gamegen import generate_game
 
-#: (preset, seed) of the generated games: every preset but kantan (no log form), both
-#: three-player ones twice.
+#: (preset, seed) of the generated games: every preset but kantan (no tenhou.net/6 form;
+#: test_mjai.py adds its games), both three-player ones twice.
 GENERATED = [
     ("tenhou", 11),
     ("ariari", 21),

@@ -148,7 +148,7 @@ def odd_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (
             ["eeee", "--journal", "{odd}"],
             "tablectl journal export: game eeee5555: kantan: own walls and calls on one's own"
-            " turn (kantan) have no tenhou.net/6 or mjai form",
+            " turn (kantan) have no tenhou.net/6 form (its mjai log writes them, docs/tiles.md)",
         ),
     ],
 )

@@ -17,6 +17,9 @@ from tablectl.rules.loader import load_rules
 from tablectl.tiles.ids import TileSet, kind, tile_set
 from tests.export.games import GAME_IDS, Game, concealed, game_by_id, generated, replayed
 
+#: The games of the mjai tests: those of both formats, and kantan's (mjai only).
+MJAI_IDS = [*GAME_IDS, "kantan-7", "kantan-8"]
+
 TILE = re.compile(r"^(?:[1-9][mps]|5[mps]r|[ESWNPFC])$")
 STICK = 1000
 
@@ -108,17 +111,20 @@ def _lines(game: Game) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
-@pytest.fixture(scope="module", params=GAME_IDS)
+@pytest.fixture(scope="module", params=MJAI_IDS)
 def game(request: pytest.FixtureRequest) -> Game:
     return game_by_id(request.param)
 
 
 def test_every_line_has_the_shape_of_its_event(game: Game) -> None:
-    players = load_rules(game.preset).players
+    rules = load_rules(game.preset)
+    players = rules.players
     lines = _lines(game)
     assert lines[0]["type"] == "start_game" and lines[-1]["type"] == "end_game"
     for line in lines:
         shape = SHAPES[line["type"]]
+        if rules.wall.own_walls and line["type"] in ("chi", "pon"):
+            shape = {**shape, "stand_in": "tile"}
         assert set(line) == {"type", *shape}, line
         for key, what in shape.items():
             assert _valid(line[key], what, players), (key, line)
@@ -136,8 +142,11 @@ def _hands(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 class _Seats:
     """Each seat's concealed tiles and what it must do next, as the lines go by."""
 
-    def __init__(self, start: dict[str, Any]) -> None:
+    def __init__(self, start: dict[str, Any], kantan: bool = False) -> None:
         self.held = [Counter(tehai) for tehai in start["tehais"]]
+        # Kantan: a call takes another seat's last discard, on the caller's own turn.
+        self.kantan = kantan
+        self.last: list[str | None] = [None] * len(self.held)
         # "wait": to draw or call; "drawn": holds a drawn tile; "called": after chi/pon;
         # "kan": owes a tsumo of the replacement tile.
         self.state = ["wait"] * len(self.held)
@@ -170,8 +179,15 @@ class _Seats:
                 assert self.state[seat] == "drawn" and line["pai"] == self.drawn[seat], line
             self.give(seat, [line["pai"]])
             self.state[seat], self.open = "wait", (seat, line["pai"])
+            self.last[seat] = line["pai"]
             if self.reaching == seat:
                 self.declared, self.reaching = seat, None
+        elif kind_ in ("chi", "pon") and self.kantan:
+            # The called tile stays the target's last discard; the stand-in is no take.
+            assert self.state[seat] == "wait" and line["target"] != seat, (line, self.state)
+            assert self.last[line["target"]] == line["pai"], (line, self.last)
+            self.give(seat, line["consumed"])
+            self.state[seat] = "called"
         elif kind_ in ("chi", "pon", "daiminkan"):
             assert self.open == (line["target"], line["pai"]), (line, self.open)
             self.give(seat, line["consumed"])
@@ -193,9 +209,10 @@ class _Seats:
 
 def test_each_seats_tiles_hold_together_to_the_end_of_the_hand(game: Game) -> None:
     hands, held = _hands(_lines(game)), concealed(game)
+    kantan = load_rules(game.preset).wall.own_walls
     assert len(hands) == len(held)
     for lines, tiles in zip(hands, held, strict=True):
-        seats = _Seats(lines[0])
+        seats = _Seats(lines[0], kantan)
         for previous, line in zip(lines, lines[1:], strict=False):
             seats.line(line, previous)
         assert lines[-1]["type"] == "end_kyoku"
@@ -223,8 +240,39 @@ def test_deltas_and_reach_sticks_give_the_replay_deltas(game: Game) -> None:
     assert scores == list(replay.state.scores)
 
 
+def test_kantan_calls_off_last_discards_with_their_stand_ins() -> None:
+    """Kantan's calls are written where they are made, on the caller's turn, off another
+    seat's last discard (not always the discard just made), with the stand-in from the
+    caller's wall; a winner in riichi shows no ura indicators (kantan has no ura dora)."""
+    lines = _lines(game_by_id("kantan-7"))
+    calls = [line for line in lines if line["type"] in ("chi", "pon")]
+    assert calls and all(TILE.match(c["stand_in"]) for c in calls)
+    previous = [lines[lines.index(c) - 1] for c in calls]
+    assert any(
+        p["type"] == "dahai" and p["actor"] != c["target"]
+        for p, c in zip(previous, calls, strict=True)
+    )
+    assert all(line["ura_markers"] == [] for line in lines if line["type"] == "hora")
+
+
 def test_a_three_player_game_is_written_with_three_seats() -> None:
     lines = _lines(generated("sanma-free", 51))
     start = next(line for line in lines if line["type"] == "start_kyoku")
     assert len(start["tehais"]) == len(start["scores"]) == 3
     assert any(line["type"] == "nukidora" for line in lines)
+
+
+def test_a_kan_dora_never_stands_between_a_draw_and_its_discard(game: Game) -> None:
+    """A ``dora`` between a seat's ``tsumo`` and its ``dahai`` clears the seat's candidates
+    in a reader that feeds the log to libriichi line by line, which then refuses the
+    discard: a kan's dora is written before the replacement draw (turned at once, as a
+    closed kan's always is) or after the discard (an open kan's, turned after it)."""
+    kans = ("daiminkan", "ankan", "kakan")
+    immediate = load_rules(game.preset).wall.kan_dora == "immediate"
+    types = [line["type"] for line in _lines(game)]
+    for i, event in enumerate(types[:-2]):
+        assert (event, types[i + 1]) != ("tsumo", "dora"), (i, types[i - 1 : i + 3])
+        if event in kans and types[i + 1] in ("dora", "tsumo"):
+            rest = types[i + 1 : i + 3]
+            at_once = immediate or event == "ankan"
+            assert rest == (["dora", "tsumo"] if at_once else ["tsumo", "dahai"]), (i, rest)

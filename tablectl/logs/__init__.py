@@ -1,0 +1,35 @@
+"""Games played elsewhere, read from their logs: tenhou.net's mjlog XML and tenhou.net/6
+JSON, as one typed description (:class:`~.game.LogGame`: rules, each hand's deal,
+dice and wall where known, actions and results).
+
+Pure: text in, description out, no I/O but :func:`read_log`.  :mod:`.tenhou_wall`
+rebuilds tenhou.net's walls and dice from an mjlog's shuffle seed.  See docs/tiles.md,
+"Real games".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tablectl.logs.game import LogError, LogGame
+from tablectl.logs.mjlog import parse_mjlog
+from tablectl.logs.tenhou6 import parse_tenhou6
+
+__all__ = ["LogError", "LogGame", "parse_log", "parse_mjlog", "parse_tenhou6", "read_log"]
+
+
+def parse_log(text: str) -> LogGame:
+    """The game of ``text``, mjlog XML (it starts with ``<``) or tenhou.net/6 JSON."""
+    if text.lstrip().startswith("<"):
+        return parse_mjlog(text)
+    return parse_tenhou6(text)
+
+
+def read_log(path: Path) -> LogGame:
+    """The game of the log file ``path``.  Raises :class:`LogError` (also for a file that
+    cannot be read or is not UTF-8)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LogError(f"{path}: {exc}") from None
+    return parse_log(text)
