@@ -16,7 +16,7 @@ Prints one JSON object:
   ``sizeof(tfw_link)`` and the stack's measured high-water mark.
 * ``cost``: instructions per received frame and per posted event, measured on the emulated
   board under ``-icount shift=0`` (QEMU then advances the virtual clock one nanosecond per
-  instruction, and the port's cycle counter, SysTick at 25 MHz of that clock, ticks once
+  instruction, and the port's cycle counter, Timer0 at 25 MHz of that clock, ticks once
   every 40 instructions): a host link sends ``--frames`` SeatDisplay commands (each
   decoded, acknowledged and shown: the time in ``tfw_link_receive``), then the harness
   presses ``--events`` keys (each queued, encoded and written: the time in
@@ -71,7 +71,7 @@ CORES = {
     "cortex-m4": ["-mcpu=cortex-m4", "-mthumb"],
 }
 QUEUES = (16, 32, 256)
-INSTRUCTIONS_PER_CYCLE_TICK = 40  # 25 MHz SysTick, one instruction per virtual ns
+INSTRUCTIONS_PER_CYCLE_TICK = 40  # 25 MHz Timer0, one instruction per virtual ns
 BAUD = 115200
 FLASH_TARGET, RAM_TARGET = 8 * 1024, 16 * 1024
 
@@ -184,7 +184,7 @@ async def cost(frames: int, events: int) -> dict[str, Any]:
     wire = len(m.SeatDisplay(seat=0, line1="S 25000", line2="RIICHI?").to_bytes()) + 5 + 2 + 2
     frame_s = wire * 10 / BAUD
     out: dict[str, Any] = {
-        "method": "qemu -icount shift=0; SysTick cycles x 40 = instructions",
+        "method": "qemu -icount shift=0; Timer0 system-clock cycles x 40 = instructions",
         "frames_received": rx_frames,
         "instructions_per_received_frame": round(per_frame),
         "events_posted": posts,

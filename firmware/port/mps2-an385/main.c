@@ -6,7 +6,8 @@
  *   UART1 (0x40005000, RX on IRQ 2): the person at the table, one line per action:
  *       `press SEAT KEYCODE`, `take SEAT POSITION`, `reset`, `show` (table.c), and `stats`
  *       (the link's counters, the cycles it spent, the stack's high-water mark).
- *   SysTick: the millisecond clock (the 25 MHz system clock, divided).
+ *   Timer0 (CMSDK APB timer, 0x40000000): the clock, a free-running 32-bit count of the
+ *       25 MHz system clock; SysTick only wakes the main loop every millisecond.
  *   `reset` is a real one: SYSRESETREQ through the AIRCR. The tfw_link and its queue live in
  *   .noinit, so the next boot finds them and calls tfw_link_warm_reset (an unacknowledged
  *   take survives); a HardFault resets the same way.
@@ -63,21 +64,43 @@ __attribute__((section(".entropy"), used)) static volatile uint32_t entropy;
 
 /* --- the clock --------------------------------------------------------------------- */
 
-static volatile uint32_t ms;
+/* CMSDK APB timer 0, free-running: it counts the system clock down from 0xFFFFFFFF and
+ * wraps (every 171 s). Time is read from the counter, never counted in an interrupt: a
+ * tick that is served late (interrupts masked, or QEMU's host busy, which drops the
+ * SysTick periods it missed) would make a counted clock run slow, and the host would see
+ * heartbeats late and the silence timeout late. */
+typedef struct {
+    volatile uint32_t ctrl, value, reload, intstatus;
+} cmsdk_timer;
+#define TIMER0 ((cmsdk_timer *)0x40000000u)
+#define TIMER_EN 0x1u
 
-void systick_handler(void) { ms++; }
+static void clock_init(void)
+{
+    TIMER0->ctrl = 0;
+    TIMER0->reload = 0xFFFFFFFFu;
+    TIMER0->value = 0xFFFFFFFFu;
+    TIMER0->ctrl = TIMER_EN;
+}
 
 /* System clock cycles since boot (wraps after 171 s; differences only). Under QEMU's
  * -icount shift=0 one cycle here is 40 instructions (one per virtual nanosecond). */
-static uint32_t cycles(void)
+static uint32_t cycles(void) { return 0xFFFFFFFFu - TIMER0->value; }
+
+/* Milliseconds since boot. Called from the main loop, which SysTick wakes every
+ * millisecond, so the counter never wraps twice between two calls. */
+static uint32_t now_ms(void)
 {
-    uint32_t m, v;
-    do {
-        m = ms;
-        v = SYST_CVR;
-    } while (m != ms);
-    return m * CYCLES_PER_MS + (CYCLES_PER_MS - 1u - v);
+    static uint32_t last, ms, rest;
+    uint32_t c = cycles();
+    rest += c - last; /* modulo 2^32: the wrap needs no case of its own */
+    last = c;
+    ms += rest / CYCLES_PER_MS;
+    rest %= CYCLES_PER_MS;
+    return ms;
 }
+
+void systick_handler(void) {} /* a wake-up only */
 
 /* --- the UARTs --------------------------------------------------------------------- */
 
@@ -268,16 +291,17 @@ int main(void)
     size_t line_len = 0;
     uart_init(UART0);
     uart_init(UART1);
+    clock_init();
     SYST_RVR = CYCLES_PER_MS - 1u;
     SYST_CVR = 0;
-    SYST_CSR = 0x7u; /* the processor clock, interrupt, enabled */
+    SYST_CSR = 0x7u; /* the processor clock, interrupt, enabled: the 1 ms wake-up */
     NVIC_ISER0 = (1u << 0) | (1u << 2);
     boot();
     for (;;) {
         size_t n = ring_take(&rx0, buf, sizeof buf);
         if (n) {
             uint32_t start = cycles();
-            tfw_link_receive(&R.link, buf, n, ms);
+            tfw_link_receive(&R.link, buf, n, now_ms());
             rx_cycles += cycles() - start;
         }
         uint8_t c;
@@ -290,7 +314,7 @@ int main(void)
                 line[line_len++] = (char)c;
             }
         }
-        tfw_link_tick(&R.link, ms);
+        tfw_link_tick(&R.link, now_ms());
         /* Sleep until an interrupt, unless one came since the rings were read (WFI wakes
          * for an interrupt pending while they are masked). */
         __asm__ volatile("cpsid i" ::: "memory");
