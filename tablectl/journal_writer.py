@@ -110,13 +110,7 @@ class GameWriter:
         *,
         game_id: str | None = None,
     ) -> str:
-        """Record a new game and return its id (``game_id`` or a fresh uuid4 hex).
-
-        The rules are loaded here so that a game that could not be resumed is never
-        started (raises :class:`~tablectl.rules.loader.RulesConfigError`).  Raises
-        :class:`JournalError` while another game is still playing: finish or abandon it
-        first, so that :meth:`~tablectl.journal.Journal.current_game` is never ambiguous.
-        """
+        """What :meth:`tablectl.journal.Journal.start_game` does (documented there)."""
         now = check_now(now)
         rules = load_rules(rules_name)
         if rules_name not in preset_names():
@@ -162,17 +156,7 @@ class GameWriter:
         final: dict[str, Any] | None = None,
         position: LinkPosition | None = None,
     ) -> int:
-        """Journal one *accepted* event durably; returns its sequence number (1, 2, ...).
-
-        Call it after ``step`` accepted the event and before any effect goes out.  When
-        the event ended the game, pass ``final=state.final.as_dict()``: the game is then
-        finished and its record written in the same transaction, so no crash can leave a
-        game over but unrecorded.  The journal does not judge events (it has no state);
-        journalling a refused one is the caller's bug, which
-        :func:`~tablectl.journal.resume` survives.
-        ``position`` (the link position after the table event that caused this one) is
-        stored in the same transaction, so a restarted daemon resumes the link exactly there.
-        """
+        """What :meth:`tablectl.journal.Journal.append` does (documented there)."""
         now = check_now(now)
         if isinstance(event, Start):
             raise ValueError("'start' is not journalled: the preset is in the games table")
@@ -238,16 +222,7 @@ class GameWriter:
         log.info("game %s finished: %s", game_id, final_dict.get("scores"))
 
     def set_link_position(self, position: LinkPosition, *, flow: str | None = None) -> None:
-        """Store how far the daemon handled the table's events, on its own (for table
-        events that journal nothing, such as keys that move a prompt).
-
-        Durable when it returns (an fsync), like every other write: a stored position
-        that a power cut of the Pi alone had rolled back could lag the table's own by a
-        whole turn of the link's 8-bit sequence space and then read as a new
-        acknowledgement, letting the table drop events nobody handled. Inside a batch it
-        simply joins the batch. ``flow`` is the daemon's console state at that position
-        (JSON text, see :meth:`~tablectl.journal.Journal.link_flow`); it replaces the stored one.
-        """
+        """What :meth:`tablectl.journal.Journal.set_link_position` does (documented there)."""
         with self._commit.write() as conn:
             write_position(conn, position, flow)
 
@@ -272,11 +247,7 @@ class GameWriter:
         kind: str,
         detail: dict[str, Any] | None = None,
     ) -> None:
-        """Journal a note: something staff may look up later that is not a rules event
-        (a staff action, a wrong staff PIN, a tray mismatch, a LAST GAME call).
-
-        ``game_id`` is the game it happened in (None between games). Durable on return,
-        or with the batch it is written in."""
+        """What :meth:`tablectl.journal.Journal.note` does (documented there)."""
         now = check_now(now)
         text = json.dumps(detail or {}, ensure_ascii=False, separators=(",", ":"))
         with self._commit.write() as conn:
