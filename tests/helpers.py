@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -319,3 +320,15 @@ def running_broker(tmp_path: Path, **kwargs: object) -> Iterator[Broker]:
         yield broker
     finally:
         broker.stop()
+
+
+def journal_events(path: Path) -> int:
+    """Events journalled so far in the journal at ``path`` (0 while it does not exist yet
+    or is being created)."""
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as conn:
+            return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+    except sqlite3.Error:
+        return 0

@@ -11,7 +11,6 @@ import asyncio
 import json
 import random
 import signal
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from tablectl.journal import Journal
 from tablectl.records import list_records
 from tablectl.rules.loader import load_rules
 from tests.e2e.test_daemon_sim import play
+from tests.helpers import journal_events
 
 PRESET = "jboy"
 SEED = 23
@@ -51,17 +51,6 @@ def table_config(folder: Path, table_id: str, port: int, journal: Path) -> Path:
         f'rules = "{PRESET}"\njournal = "{journal}"\n'
     )
     return config
-
-
-def journal_events(path: Path) -> int:
-    """Events journalled so far (0 while the journal does not exist yet)."""
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as conn:
-            return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
-    except sqlite3.Error:
-        return 0
 
 
 async def wait_for_events(path: Path, count: int) -> None:

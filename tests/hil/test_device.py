@@ -3,10 +3,7 @@ and the daemon driving it through a kill -9."""
 
 from __future__ import annotations
 
-import json
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -16,9 +13,8 @@ import pytest
 import firmware_bridge.conformance as conformance
 from firmware_bridge.endpoints import open_transport
 from tablectl.journal import Journal, JournalNotReady
+from tests.hil.daemon import daemon_config, start_daemon, until_up
 from tests.hil.serve import HW_SIM, serve
-
-START_S = 30.0
 
 
 # The C firmware's port runs the whole suite, the checks needing a person included, in
@@ -35,65 +31,23 @@ async def test_the_device_passes_the_conformance_checks(device_url: str) -> None
     )
 
 
-def _config(tmp_path: Path, url: str) -> Path:
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f'[table]\nid = "hil"\ndevice = "{url}"\nrules = "tenhou"\n'
-        f'journal = "{tmp_path / "journal.sqlite3"}"\n'
-        f'[staff]\nsocket = "{tmp_path / "ctl.sock"}"\n',
-        "utf-8",
-    )
-    return config
-
-
-def _run(config: Path, log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as handle:
-        return subprocess.Popen(
-            [sys.executable, "-m", "tablectl.cli", "run", "--config", str(config)],
-            stdout=handle,
-            stderr=handle,
-        )
-
-
-def _status(socket: Path) -> dict[str, Any] | None:
-    done = subprocess.run(
-        [sys.executable, "-m", "tablectl.cli", "ctl", "status", "--json", "--socket", str(socket)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    return json.loads(done.stdout) if done.returncode == 0 else None
-
-
-def _until_up(socket: Path, proc: subprocess.Popen[bytes], log: Path) -> dict[str, Any]:
-    deadline = time.monotonic() + START_S
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, log.read_text("utf-8", "replace")
-        status = _status(socket) if socket.exists() else None
-        if status is not None and status["link"]["up"]:
-            return status
-        time.sleep(0.2)
-    raise AssertionError(f"the daemon did not bring the table up:\n{log.read_text()}")
-
-
 def test_the_daemon_drives_the_device_through_a_kill_9(device_url: str, tmp_path: Path) -> None:
     config, log, socket = (
-        _config(tmp_path, device_url),
+        daemon_config(tmp_path, device_url),
         tmp_path / "daemon.log",
         tmp_path / "ctl.sock",
     )
-    first = _run(config, log)
+    first = start_daemon(config, log)
     try:
-        status = _until_up(socket, first, log)
+        status = until_up(socket, first, log)
         assert status["phase"].startswith("table_") and status["rules"] == "tenhou"
         assert "ROLL?" in status["prompts"]  # the dealer is asked to roll the dice
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
-    second = _run(config, log)
+    second = start_daemon(config, log)
     try:
-        status = _until_up(socket, second, log)
+        status = until_up(socket, second, log)
         assert status["link"]["up"] and status["link"]["refused"] is None
     finally:
         second.terminate()
@@ -114,9 +68,9 @@ def test_the_daemon_plays_whole_games_against_a_table_in_another_process(
     # against `python -m hw_sim serve` only), the daemon in its own process keeps score.
     bots = ["--rules", "kenko", "--seed", "7", "--autoplay", "--max-games", "2", "--speed", "0"]
     table, url = serve(endpoint, [*HW_SIM, *bots, "--log-level", "ERROR"])
-    config, log = _config(tmp_path, url), tmp_path / "daemon.log"
+    config, log = daemon_config(tmp_path, url), tmp_path / "daemon.log"
     config.write_text(config.read_text().replace('"tenhou"', '"kenko"'), "utf-8")
-    daemon = _run(config, log)
+    daemon = start_daemon(config, log)
     try:
         deadline = time.monotonic() + 120
         finished: list[Any] = []

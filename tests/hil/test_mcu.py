@@ -24,10 +24,9 @@ from tablectl.rules import wall as W
 from tablectl.rules.events import Dice, Hand, Take, Tsumo
 from tablectl.rules.loader import load_rules
 from tablectl.rules.walltrack import wall_rules
-from tests.e2e.test_kill9 import journal_events
-from tests.helpers import stop_process
+from tests.helpers import journal_events, stop_process
 from tests.hil.board import QEMU_SH, Harness, board, require_toolchain
-from tests.hil.test_device import _config, _run, _until_up
+from tests.hil.daemon import daemon_config, start_daemon, until_up
 
 #: The link's stack budget in the linker script (port/mps2-an385/mps2-an385.ld).
 STACK_SIZE = 2560
@@ -89,13 +88,17 @@ def test_the_daemon_plays_a_hand_on_the_board_through_a_kill_9_and_warm_resets(
     and the board reset while a take is unacknowledged: the journal holds each take once,
     in order, as an uninterrupted run would."""
     rules = wall_rules(load_rules("tenhou"))
-    config, log, sock = _config(tmp_path, "URL"), tmp_path / "daemon.log", tmp_path / "ctl.sock"
+    config, log, sock = (
+        daemon_config(tmp_path, "URL"),
+        tmp_path / "daemon.log",
+        tmp_path / "ctl.sock",
+    )
     deal = [*(i % 4 for i in range(16)), 0]  # three blocks of four, one each, the dealer's jump
     with board() as (url, harness):
         config.write_text(config.read_text().replace('"URL"', f'"{url}"'), "utf-8")
-        daemon = _run(config, log)
+        daemon = start_daemon(config, log)
         try:
-            _until_up(sock, daemon, log)
+            until_up(sock, daemon, log)
             _wait_display(harness, 0, "ROLL?")
             _press(harness, 0, Key.OK)
             dice = (0, 0)
@@ -122,8 +125,8 @@ def test_the_daemon_plays_a_hand_on_the_board_through_a_kill_9_and_warm_resets(
                     harness.type("reset")
                     kept = harness.until(r"mps2: warm boot \d+ queue \d+ kept (\d+)")
                     assert int(kept.group(1)) >= 1, harness.seen
-                    daemon = _run(config, log)
-                    _until_up(sock, daemon, log)
+                    daemon = start_daemon(config, log)
+                    until_up(sock, daemon, log)
                 elif i == 12:
                     # A reset with the daemon there: the take may be in flight as it comes.
                     harness.type(f"take {seat} {position}")
