@@ -110,7 +110,8 @@ def _dispatch(state: GameState, event: ev.Event) -> Handled:
     if isinstance(event, ev.Stop):
         return _stop(state)
     # Any other event means the all-last dealer chose to go on.
-    state = replace(state, stop_offered=False)
+    if state.stop_offered:
+        state = replace(state, stop_offered=False)
     if isinstance(event, ev.TimeUp):
         return _time_up(state)
     if isinstance(event, ev.Riichi):

@@ -17,6 +17,7 @@ key and what is allowed; nothing is half-loaded.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import stat
 import tomllib
@@ -39,8 +40,14 @@ class RulesConfigError(ValueError):
 
 def preset_names() -> list[str]:
     """Names of the presets shipped with the package, sorted."""
+    return list(_shipped_presets())
+
+
+@functools.cache
+def _shipped_presets() -> tuple[str, ...]:
+    # The package's own files: they do not change while the process runs.
     folder = resources.files(PRESET_PACKAGE)
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+    return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml")))
 
 
 #: Largest rules file read: the biggest preset is a few KiB.
@@ -108,7 +115,7 @@ def read_small_file(path: Path, what: str, limit: int = MAX_RULES_FILE) -> str:
 
 def _locate(ref: str, relative_to: Path | None) -> tuple[str, str, Path | None]:
     """Find a preset by name or path; returns (source label, text, its folder or None)."""
-    if ref in preset_names():
+    if ref in _shipped_presets():
         text = resources.files(PRESET_PACKAGE).joinpath(f"{ref}.toml").read_text("utf-8")
         return f"preset {ref!r}", text, None
     path = Path(ref)
@@ -277,10 +284,15 @@ def _label(source: str, key: str, value: Any, limit: int) -> str:
     return value
 
 
+@functools.cache
+def _section_hints(name: str) -> dict[str, Any]:
+    return typing.get_type_hints(SECTIONS[name])
+
+
 def _build(source: str, raw: dict[str, Any]) -> HouseRules:
     sections: dict[str, Any] = {}
     for name, cls in SECTIONS.items():
-        hints = typing.get_type_hints(cls)
+        hints = _section_hints(name)
         values = raw.get(name, {})
         kwargs = {}
         for f in fields(cls):
@@ -375,10 +387,24 @@ def _check_money(source: str, rules: HouseRules) -> None:
 
 
 def load_rules(ref: str) -> HouseRules:
-    """Load a preset by name (``kenko``) or a parlor's own TOML file by path."""
+    """Load a preset by name (``kenko``) or a parlor's own TOML file by path.  A shipped
+    preset is read and checked once per process (the rules are frozen, and a replay or a
+    journal reader loads its game's preset again for every game); a file is read every
+    time, as it may have been edited."""
+    if ref in _shipped_presets():
+        return _load_preset(ref)
+    return _load(ref)
+
+
+@functools.cache
+def _load_preset(name: str) -> HouseRules:
+    return _load(name)
+
+
+def _load(ref: str) -> HouseRules:
     raw = _resolve(ref, None, ())
     source = raw.pop("__source__")
     raw.pop("extends", None)
     if "name" not in raw:
-        raw["name"] = Path(ref).stem if ref not in preset_names() else ref
+        raw["name"] = Path(ref).stem if ref not in _shipped_presets() else ref
     return _build(source, raw)

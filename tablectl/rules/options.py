@@ -512,6 +512,12 @@ class HouseRules:
         """Number of players."""
         return self.game.players
 
+    def __hash__(self) -> int:
+        # Rules are a cache key on every event (wall_rules and friends); hashing every option
+        # each time was a tenth of a replay.  Equal rules have equal names and descriptions,
+        # so this agrees with ==, and a cache hit on the same object skips == altogether.
+        return hash((self.name, self.description))
+
 
 SECTIONS: dict[str, type[Any]] = {
     "game": GameOptions,

@@ -647,15 +647,17 @@ def _deal_take(
             f"seat {seat} took position {pos}; deal block {state.deal_step + 1} starts at "
             f"{block[0]}",
         )
+    step = state.deal_step + 1
     new = replace(
         state,
-        deal_step=state.deal_step + 1,
+        deal_step=step,
         next_live=state.next_live + (0 if rules.own_walls else len(block)),
         taken=state.taken + block,
         taken_by=state.taken_by + (seat,) * len(block),
+        turn=steps[step][0] if step < len(steps) else state.turn,
     )
-    if new.deal_step < len(steps):
-        return replace(new, turn=steps[new.deal_step][0])
+    if step < len(steps):
+        return new
     return _after_deal(rules, new, len(steps))
 
 
