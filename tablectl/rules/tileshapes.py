@@ -85,10 +85,29 @@ def complete(hand: tuple[int, ...], fours: bool) -> bool:
     return bool(Agari.is_agari(list(hand)))
 
 
+#: The terminals and honours: the kinds of thirteen orphans.
+ORPHANS = frozenset((0, 8, 9, 17, 18, 26, *range(HONOURS, KINDS)))
+
+
+def _candidates(hand: tuple[int, ...]) -> Iterator[int]:
+    """The kinds that could complete ``hand`` at all: a kind it holds (a pair, a
+    triplet, a chiitoitsu's pair), a suit kind within two of a held one of its suit (a
+    run), and every orphan when the hand holds orphans only (thirteen orphans).  A
+    complete hand needs the added tile in one of those, so the rest need no test."""
+    orphans_only = all(hand[k] == 0 for k in range(KINDS) if k not in ORPHANS)
+    for k in range(KINDS):
+        if hand[k] or (orphans_only and k in ORPHANS):
+            yield k
+        elif k < HONOURS:
+            low, high = max(k - 2, k - k % 9), min(k + 2, k - k % 9 + 8)
+            if any(hand[j] for j in range(low, high + 1)):
+                yield k
+
+
 @lru_cache(maxsize=1 << 16)
 def _waits(hand: tuple[int, ...], three: bool, fours: bool) -> tuple[int, ...]:
     out = []
-    for k in range(KINDS):
+    for k in _candidates(hand):
         # No fifth tile: a kind held four times in the hand is no wait (1111m tanki).
         if (three and k in SANMA_MISSING) or hand[k] >= 4:
             continue
