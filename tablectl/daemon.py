@@ -40,6 +40,7 @@ from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState, HandRecord
 from tablectl.table import CLAIM_WINDOW_S, Table
+from tablectl.watchdog import StallWatch
 
 if TYPE_CHECKING:
     from tablectl.mqtt import TablePublisher
@@ -220,9 +221,9 @@ class Daemon:
         on_hand: Callable[[Table, HandRecord], None] | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        """``monotonic`` times the claim windows, the game clock and the staff lock-out:
-        a test that needs the same frames from the same seed gives one that stands still
-        (the seat displays show the game clock)."""
+        """``monotonic`` times the claim windows, the game clock, the staff lock-out and
+        the stall watchdog: a test that needs the same frames from the same seed gives one
+        that stands still (the seat displays show the game clock)."""
         self.config = config
         self.monotonic = monotonic
         self.claim_window_s = claim_window_s
@@ -239,6 +240,8 @@ class Daemon:
         self._games_over = 0
         #: Why the table's hello was refused (a protocol or signing mismatch), while it is.
         self.refused: str | None = None
+        #: The stall watchdog (None when the config turns it off), checked every tick.
+        self.watch: StallWatch | None = None
 
     @contextlib.contextmanager
     def _holding(self, acknowledge: Callable[[], None] | None = None) -> Iterator[None]:
@@ -352,6 +355,14 @@ class Daemon:
             on_hand = self.on_hand
             table.on_hand_settled = lambda record: on_hand(table, record)
         self.table = table
+        if config.stall_after_s is not None:
+            # Progress: an event journalled, a console moved on, another game.
+            self.watch = StallWatch(
+                table.core,
+                lambda: (recorder.game_id, recorder.game_events, table.flow_key()),
+                config.stall_after_s,
+                self.monotonic,
+            )
         recorder.flow = table.flow_snapshot
         recorder.flow_key = table.flow_key
         flow = recorder.stored_flow() if resumed is not None else None
@@ -506,6 +517,9 @@ class Daemon:
             async with self._lock:
                 with self._one_unit(recorder):
                     await table.tick()
+                    table.fault_flow.report_counted()
+                    if self.watch is not None:
+                        self.watch.check()
 
     @contextlib.contextmanager
     def _one_unit(self, recorder: JournalRecorder) -> Iterator[None]:
