@@ -115,8 +115,9 @@ def _fault_text(kind: str, data: dict[str, Any]) -> str:
     if kind == "fault_repeats":
         return f"{_text(data.get('code'), 32) or '?'} x{_int(data.get('count'))}"
     if kind == "fault_cleared":
-        codes = data.get("codes") if isinstance(data.get("codes"), list) else []
-        repeats = data.get("repeats") if isinstance(data.get("repeats"), dict) else {}
+        raw_codes, raw_repeats = data.get("codes"), data.get("repeats")
+        codes: list[Any] = raw_codes if isinstance(raw_codes, list) else []
+        repeats: dict[Any, Any] = raw_repeats if isinstance(raw_repeats, dict) else {}
         names = [_text(c, 32) or "?" for c in codes[:16]]
         return ", ".join(
             f"{c} (+{_int(repeats.get(c))})" if _int(repeats.get(c)) else c for c in names
