@@ -317,7 +317,7 @@ def _demo(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
-    from tablectl.demo import DemoInterrupted, journal_in_use, run_demo
+    from tablectl.demo import DemoInterrupted, ResumeError, journal_in_use, run_demo
 
     # The daemon's and the simulator's warnings (a reboot between games, a stalled bot)
     # are for a table's log, not for the screen of someone watching.
@@ -350,7 +350,7 @@ def _demo(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("tablectl demo: stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except JournalError as exc:
+    except (JournalError, ResumeError) as exc:
         print(f"tablectl demo: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
