@@ -5,9 +5,10 @@ Two sorts of alert:
 * **calls** (``staff_call``, ``last_game``): a player asked for something. The alert
   stands until a staff member acknowledges it (from the dashboard or the table's admin
   socket), then it is gone.
-* **conditions** (``fault``, ``tray_mismatch``, ``link_down``): something is wrong for as
-  long as it lasts. The alert stands until the condition ends; an acknowledgement only
-  marks who is on it (``acked_by``), so staff still see that it is not fixed.
+* **conditions** (``fault``, ``tray_mismatch``, ``link_down``, ``stalled``): something is
+  wrong for as long as it lasts. The alert stands until the condition ends; an
+  acknowledgement only marks who is on it (``acked_by``), so staff still see that it is
+  not fixed. ``since`` is when the condition began (for ``stalled``, the last progress).
 
 Ids are short strings (``a1``, ``a2``, ...) unique within one daemon's life: the parlor's
 view acknowledges by id, and an id never names two alerts. Time comes from the caller
@@ -21,11 +22,11 @@ from typing import Any, Final, Literal
 
 __all__ = ["CALLS", "CONDITIONS", "KINDS", "Alert", "AlertBoard", "AlertKind"]
 
-AlertKind = Literal["staff_call", "last_game", "fault", "tray_mismatch", "link_down"]
+AlertKind = Literal["staff_call", "last_game", "fault", "tray_mismatch", "link_down", "stalled"]
 #: Alerts that end when staff acknowledge them.
 CALLS: Final = frozenset({"staff_call", "last_game"})
 #: Alerts that end when what they report ends.
-CONDITIONS: Final = frozenset({"fault", "tray_mismatch", "link_down"})
+CONDITIONS: Final = frozenset({"fault", "tray_mismatch", "link_down", "stalled"})
 KINDS: Final = CALLS | CONDITIONS
 
 

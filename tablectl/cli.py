@@ -252,6 +252,21 @@ def _journal_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@command("journal-notes")
+@_reports_errors("journal notes")
+def _journal_notes(args: argparse.Namespace) -> int:
+    """The journal's notes, oldest first: every one, or the fault history (--faults)."""
+    from tablectl.fault_history import FAULT_KINDS, format_notes, notes_json
+
+    with _open_journal(args) as journal:
+        game_id = journal.game(args.game).game_id if args.game else None
+        notes = journal.notes(game_id)
+    if args.faults:
+        notes = [n for n in notes if n.kind in FAULT_KINDS]
+    _emit(notes_json(notes) if args.json else format_notes(notes), None)
+    return EXIT_OK
+
+
 @command("records")
 @_reports_errors("records")
 def _records(args: argparse.Namespace) -> int:
@@ -302,7 +317,7 @@ def _demo(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
-    from tablectl.demo import DemoInterrupted, journal_in_use, run_demo
+    from tablectl.demo import DemoInterrupted, ResumeError, journal_in_use, run_demo
 
     # The daemon's and the simulator's warnings (a reboot between games, a stalled bot)
     # are for a table's log, not for the screen of someone watching.
@@ -335,7 +350,7 @@ def _demo(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("tablectl demo: stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except JournalError as exc:
+    except (JournalError, ResumeError) as exc:
         print(f"tablectl demo: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
@@ -599,6 +614,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_journal_source(p_list)
     p_list.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p_list.set_defaults(handler="journal-list")
+    p_notes = journal_sub.add_parser(
+        "notes", help="what staff may look up: faults, stalls, staff actions, calls"
+    )
+    p_notes.add_argument("game", nargs="?", help="only this game (id or a unique prefix)")
+    _add_journal_source(p_notes)
+    p_notes.add_argument(
+        "--faults", action="store_true", help="only the fault history: faults, clears, stalls"
+    )
+    p_notes.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p_notes.set_defaults(handler="journal-notes")
 
     p_records = sub.add_parser("records", help="the records of finished games")
     _add_journal_source(p_records)

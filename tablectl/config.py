@@ -46,9 +46,13 @@ from tablectl.rules.options import HouseRules
 
 DEFAULT_JOURNAL = Path("/var/lib/tablectl/journal.sqlite3")
 TABLE_KEYS = ("id", "device", "rules", "journal", "seat_names")
-SECTIONS = ("table", "mqtt", "staff", "trays")
+SECTIONS = ("table", "mqtt", "staff", "trays", "watchdog")
 STAFF_KEYS = ("pin_hash", "socket", "rules_menu")
 TRAYS_KEYS = ("hold_next_hand",)
+WATCHDOG_KEYS = ("stall_after_s",)
+#: ``[watchdog] stall_after_s``: the default, and the longest allowed (0 turns it off).
+STALL_AFTER_S = 300.0
+STALL_AFTER_RANGE = (1.0, 86400.0)
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 #: Integer limits of the [mqtt] options (MQTT keepalive is a 16-bit field).
 MQTT_RANGES = {"port": (1, 65535), "keepalive": (1, 65535)}
@@ -71,6 +75,7 @@ CONFIG_KEYS: dict[str, tuple[str, ...]] = {
     "mqtt": tuple(f.name for f in fields(MqttSettings)),
     "staff": STAFF_KEYS,
     "trays": TRAYS_KEYS,
+    "watchdog": WATCHDOG_KEYS,
 }
 
 
@@ -108,6 +113,9 @@ class DaemonConfig:
     staff: StaffSettings = StaffSettings()
     #: ``[trays] hold_next_hand``: no dice while the trays disagree with the scores.
     hold_next_hand: bool = True
+    #: ``[watchdog] stall_after_s``: a hand in play without progress this long raises the
+    #: ``stalled`` alert (tablectl/watchdog.py); None: no watchdog.
+    stall_after_s: float | None = STALL_AFTER_S
 
 
 def _did_you_mean(key: str, allowed: typing.Iterable[str]) -> str:
@@ -298,6 +306,19 @@ def _check_trays(source: Path, raw: dict[str, Any]) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{_where(source, 'trays', 'hold_next_hand')} must be true or false")
     return value
+
+
+def _check_watchdog(source: Path, raw: dict[str, Any]) -> float | None:
+    section = _section(source, raw, "watchdog", WATCHDOG_KEYS)
+    value = section.get("stall_after_s", STALL_AFTER_S)
+    low, high = STALL_AFTER_RANGE
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not (value == 0 or low <= value <= high):
+        raise ConfigError(
+            f"{_where(source, 'watchdog', 'stall_after_s')} is {_show(value)}; allowed: seconds"
+            f" from {low:g} to {high:g}, or 0 for no watchdog"
+        )
+    return float(value) or None
 
 
 def load_rules_ref(ref: str) -> HouseRules:
@@ -552,6 +573,7 @@ def parse_config(source: Path, raw: dict[str, Any], *, check_files: bool = True)
             taken[Path(f"{journal}{suffix}")] = f"the journal's {what} file"
         _check_socket(_where(source, "staff", "socket"), staff.socket, taken)
     hold_next_hand = _check_trays(source, raw)
+    stall_after_s = _check_watchdog(source, raw)
     return DaemonConfig(
         source=source,
         table_id=table_id,
@@ -563,6 +585,7 @@ def parse_config(source: Path, raw: dict[str, Any], *, check_files: bool = True)
         mqtt=mqtt,
         staff=staff,
         hold_next_hand=hold_next_hand,
+        stall_after_s=stall_after_s,
     )
 
 

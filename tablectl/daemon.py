@@ -40,6 +40,7 @@ from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState, HandRecord
 from tablectl.table import CLAIM_WINDOW_S, Table
+from tablectl.watchdog import StallWatch
 
 if TYPE_CHECKING:
     from tablectl.mqtt import TablePublisher
@@ -219,10 +220,16 @@ class Daemon:
         on_game: Callable[[Table, dict[str, Any]], None] | None = None,
         on_hand: Callable[[Table, HandRecord], None] | None = None,
         monotonic: Callable[[], float] = time.monotonic,
+        stop_at: Callable[[int, LinkPosition | None], bool] | None = None,
     ) -> None:
-        """``monotonic`` times the claim windows, the game clock and the staff lock-out:
-        a test that needs the same frames from the same seed gives one that stands still
-        (the seat displays show the game clock)."""
+        """``monotonic`` times the claim windows, the game clock, the staff lock-out and
+        the stall watchdog: a test that needs the same frames from the same seed gives one
+        that stands still (the seat displays show the game clock).
+
+        ``stop_at`` (the demo's fast-forward) is asked before each table event, with the
+        events journalled in the game and the link position handled so far; when it says
+        True the daemon stops there with :class:`StoppedAt`, leaving that event and those
+        after it unacknowledged, for the next daemon on the table."""
         self.config = config
         self.monotonic = monotonic
         self.claim_window_s = claim_window_s
@@ -230,6 +237,7 @@ class Daemon:
         self.max_games = max_games
         self.on_game = on_game
         self.on_hand = on_hand
+        self.stop_at = stop_at
         self.stop = asyncio.Event()
         self.table: Table | None = None
         self.link: Link | None = None
@@ -239,6 +247,8 @@ class Daemon:
         self._games_over = 0
         #: Why the table's hello was refused (a protocol or signing mismatch), while it is.
         self.refused: str | None = None
+        #: The stall watchdog (None when the config turns it off), checked every tick.
+        self.watch: StallWatch | None = None
 
     @contextlib.contextmanager
     def _holding(self, acknowledge: Callable[[], None] | None = None) -> Iterator[None]:
@@ -352,6 +362,14 @@ class Daemon:
             on_hand = self.on_hand
             table.on_hand_settled = lambda record: on_hand(table, record)
         self.table = table
+        if config.stall_after_s is not None:
+            # Progress: an event journalled, a console moved on, another game.
+            self.watch = StallWatch(
+                table.core,
+                lambda: (recorder.game_id, recorder.game_events, table.flow_key()),
+                config.stall_after_s,
+                self.monotonic,
+            )
         recorder.flow = table.flow_snapshot
         recorder.flow_key = table.flow_key
         flow = recorder.stored_flow() if resumed is not None else None
@@ -506,6 +524,9 @@ class Daemon:
             async with self._lock:
                 with self._one_unit(recorder):
                     await table.tick()
+                    table.fault_flow.report_counted()
+                    if self.watch is not None:
+                        self.watch.check()
 
     @contextlib.contextmanager
     def _one_unit(self, recorder: JournalRecorder) -> Iterator[None]:
@@ -559,6 +580,9 @@ class Daemon:
             with self._holding(acknowledge), recorder.handling():
                 assert self._held is not None
                 for delivery in group:
+                    if self._stops_before(recorder, delivery):
+                        failure = StoppedAt(recorder.game_events, self._link_position())
+                        break
                     if delivery.position is not None:
                         self._handling = delivery.position
                     if delivery.item is None:  # an undecodable frame: nothing to do
@@ -583,6 +607,12 @@ class Daemon:
         if failure is not None:
             link.hold_acks()
             raise failure
+
+    def _stops_before(self, recorder: JournalRecorder, delivery: Delivery) -> bool:
+        """``stop_at`` says to stop before this table event."""
+        if self.stop_at is None or delivery.position is None:
+            return False
+        return self.stop_at(recorder.game_events, self._link_position())
 
     async def _dispatch(self, table: Table, item: LinkEvent) -> None:
         """Hand one item from the link to the table controller."""
@@ -622,6 +652,16 @@ class ParlorRequest(NamedTuple):
     action: str | None = None
     why: str | None = None
     counts: dict[str, int] | None = None
+
+
+class StoppedAt(Exception):
+    """The daemon stopped where its ``stop_at`` said: after ``events`` events of the game
+    and the table events up to ``position``."""
+
+    def __init__(self, events: int, position: LinkPosition | None) -> None:
+        super().__init__(f"stopped after {events} events at {position}")
+        self.events = events
+        self.position = position
 
 
 class DeviceBusy(Exception):

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import signal
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
-from tablectl.config import config_for
-from tablectl.daemon import Daemon
+from tablectl.config import DaemonConfig, config_for
+from tablectl.daemon import Daemon, StoppedAt
+from tablectl.journal import Journal, LinkPosition
+from tablectl.rules.events import event_to_json
 from tablectl.rules.loader import load_rules
 from tablectl.rules.state import GameState, HandRecord
 from tablectl.table import Table
@@ -42,6 +45,10 @@ class DemoInterrupted(Exception):
         super().__init__(signal.Signals(signum).name)
         #: The signal that stopped it (the exit code is 128 + it, as a shell reports).
         self.signum = signum
+
+
+class ResumeError(Exception):
+    """The game in progress in the journal cannot be picked up (one line says why)."""
 
 
 class _Stop:
@@ -88,7 +95,12 @@ async def run_demo(
     printed line plays that game again); returns each game's result (also printed with
     ``as_json``). On a terminal the live view shows the table; elsewhere one plain line
     per hand. Ctrl-C or SIGTERM raises :class:`DemoInterrupted` once the game in progress
-    is closed."""
+    is closed.
+
+    A game in progress in ``journal`` (a demo stopped half-way) is picked up where it
+    stood: the simulated table plays seed ``seed``'s game up to that point again (see
+    :func:`_fast_forward`), then the daemon resumes the journal's game on it. A journal
+    whose game that seed does not play raises :class:`ResumeError`."""
     results: list[dict[str, Any]] = []
     live = not as_json and out.isatty()
     with _stop_signals() as stop, tempfile.TemporaryDirectory(prefix="tablectl-demo-") as tmp:
@@ -132,19 +144,34 @@ async def _one_game(
     results: list[dict[str, Any]] = []
     # A wall reader: the view's centre display shows the dora indicators. With the take
     # and seat readers too, every hand is tile-aware (docs/tiles.md, "The daemon").
+    resuming = _game_in_progress(journal_path, rules)
     sim = SimTable(
         house,
         seed,
-        speed=0.0 if fast else 0.2,
+        speed=0.0 if fast or resuming is not None else 0.2,
         max_games=1,
         wall_reader=True,
         tile_reader=tiles,
         seat_reader=tiles,
     )
-    if not fast and sim.bots is not None:
-        sim.bots.pace = WATCH_PACE_S
     url = await sim.start_pty()
     config = config_for(url, rules, journal_path, table_id="demo")
+    if resuming is not None:
+        try:
+            await _fast_forward(sim, config, resuming, seed, stop)
+        except BaseException:
+            await sim.close()
+            raise
+        if stop.signum is not None:
+            await sim.close()
+            raise DemoInterrupted(stop.signum)
+        if not as_json:
+            out.write(f"resuming game {resuming.game_id[:8]} after {len(resuming.events)} events\n")
+            out.flush()
+    if not fast:
+        sim.firmware.speed = 0.2
+        if sim.bots is not None:
+            sim.bots.pace = WATCH_PACE_S
 
     def on_game(table: Table, result: dict[str, Any]) -> None:
         results.append({"rules": house.name, "seed": seed, **result})
@@ -188,6 +215,79 @@ async def _one_game(
     if not results:
         raise RuntimeError("the game ended without a result")
     return results[0]
+
+
+class _InProgress(NamedTuple):
+    """The game a journal holds in progress: its id, events and stored link position."""
+
+    game_id: str
+    events: list[dict[str, Any]]
+    position: LinkPosition | None
+
+
+def _game_in_progress(path: Path, rules: str) -> _InProgress | None:
+    """The game in progress in the journal at ``path`` (None: none, or no journal), which
+    must be a demo's under ``rules``."""
+    if not path.exists():
+        return None
+    with Journal.open(path, readonly=True) as journal:
+        game_id = journal.current_game()
+        if game_id is None:
+            return None
+        row = journal.game(game_id)
+        if row.table_id != "demo":
+            raise ResumeError(
+                f"{path}: the game in progress is table {row.table_id!r}'s, not a demo's"
+            )
+        if row.rules != rules:
+            raise ResumeError(
+                f"{path}: the game in progress there plays {row.rules}; give --rules {row.rules}"
+            )
+        events = [event_to_json(e) for e in journal.events(game_id)]
+        return _InProgress(game_id, events, journal.link_position())
+
+
+async def _fast_forward(
+    sim: Any, config: DaemonConfig, game: _InProgress, seed: int, stop: _Stop
+) -> None:
+    """Bring the simulated table to where the journal's game stood: one seed plays the same
+    game, so the table plays it again at full speed against a daemon with a scratch
+    journal, which stops before the first table event the journal's daemon had not handled
+    (the table keeps it, and those after it, for the next daemon: as after a kill -9).
+    Raises :class:`ResumeError` if the game played is not the journal's."""
+    wanted = len(game.events)
+
+    def there(events: int, position: LinkPosition | None) -> bool:
+        if events > wanted:
+            return True  # gone past it: another game (compared below)
+        return events == wanted and (game.position is None or position == game.position)
+
+    with tempfile.TemporaryDirectory(prefix="tablectl-resume-") as tmp:
+        scratch = dataclasses.replace(config, journal=Path(tmp) / "scratch.sqlite3")
+        daemon = Daemon(scratch, claim_window_s=FAST_CLAIM_S, max_games=1, stop_at=there)
+        task = asyncio.create_task(daemon.run())
+        stopped = asyncio.ensure_future(stop.event.wait())
+        try:
+            await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not task.done():
+                daemon.stop.set()
+            with contextlib.suppress(StoppedAt):
+                await task
+        if stop.signum is not None:
+            return
+        with Journal.open(scratch.journal, readonly=True) as journal:
+            game_id = journal.last_game()
+            played = [] if game_id is None else [event_to_json(e) for e in journal.events(game_id)]
+    if played != game.events:
+        pairs = enumerate(zip(played, game.events, strict=False))
+        same = next((i for i, (a, b) in pairs if a != b), None)
+        where = f"event {same + 1}" if same is not None else f"{len(played)} events"
+        raise ResumeError(
+            f"{config.journal}: seed {seed} does not play the game in progress there (it"
+            f" differs at {where}); give the --seed (and --tiles) of the game that was stopped"
+        )
 
 
 async def _live_view(sim: Any, out: TextIO, daemon: Daemon | None = None) -> None:

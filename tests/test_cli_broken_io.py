@@ -47,6 +47,7 @@ SAMPLES: dict[tuple[str, ...], list[list[str]]] = {
     ("rules", "show"): [["rules", "show", "kenko"], ["rules", "show", "kenko", "--json"]],
     ("journal", "export"): [["journal", "export", "--journal", "{j}"]],
     ("journal", "list"): [["journal", "list", "--journal", "{j}"]],
+    ("journal", "notes"): [["journal", "notes", "--journal", "{j}"]],
     ("records",): [["records", "--journal", "{j}"], ["records", "--journal", "{j}", "--csv"]],
     ("run",): [
         ["run", "--config", "{dir}/missing.toml"],

@@ -77,6 +77,8 @@ CASES: list[tuple[str, list[str], int]] = [
     ("journal-export", ["journal", "export", "--format", "mjai", "--journal", "{garbage}"], 2),
     ("journal-list", ["journal", "list", "--journal", "{text}"], 2),
     ("journal-list", ["journal", "list", "--config", "{deep}"], 2),
+    ("journal-notes", ["journal", "notes", "--journal", "{garbage}"], 2),
+    ("journal-notes", ["journal", "notes", "nope", "--faults", "--journal", "{text}"], 2),
     ("records", ["records", "--journal", "{garbage}"], 2),
     ("records", ["records", "--since", "yesterday-ish", "--journal", "{text}"], 2),
     ("run", ["run", "--config", "{deep}"], 78),

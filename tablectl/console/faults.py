@@ -1,5 +1,10 @@
 """Faults the table reports: FAULT over every seat's prompt until staff fix it and press
 OK, and the table's own recovery from a link it lost (``HOST_SILENT``).
+
+Each fault is logged once and journalled as a ``fault`` note (published like every
+note), so staff can read the history back (``tablectl journal faults``, the dashboard);
+the same fault reported again while it stands is counted, and the count goes with the
+``fault_cleared`` note when staff clear it.
 """
 
 from __future__ import annotations
@@ -14,6 +19,15 @@ from tablectl.console.prompts import Prompt
 from tablectl.console.tiles import TileFlow
 
 
+def journal_note(core: TableCore, kind: str, seat: int | None, detail: dict[str, object]) -> None:
+    """Journal and publish a note without the log line of ``TableCore.note``: for what
+    logs its own, better line once (a fault, a stall)."""
+    if core.recorder is not None:
+        core.recorder.note(kind, seat, detail)
+    if core.publisher is not None:
+        core.publisher.publish_event({"type": kind, "seat": seat, **detail})
+
+
 class FaultFlow:
     """Owns the latched faults and what the latest one said (shown over every seat's
     prompt while it lasts). Nothing of it is stored: the table reports its latched
@@ -26,12 +40,39 @@ class FaultFlow:
         self.faults: set[m.FaultCode] = set()
         #: What the latest fault said (shown over every seat's prompt while it lasts).
         self.text = ""
+        #: Reports of a fault that already stood, by code, since the last clear.
+        self.repeats: dict[m.FaultCode, int] = {}
+        #: The link session whose HOST_SILENT was answered (the table queues one for every
+        #: session it lost while we were away: a 120 s unplug brought 15), and how many
+        #: more came in it, not yet reported (:meth:`report_counted`).
+        self.silent_session: int | None = None
+        self.silent_more = 0
+
+    def _record(self, code: m.FaultCode, text: str, *, latched: bool = False) -> None:
+        """The one log line and the journal note of a fault."""
+        core = self.core
+        said = f": {text}" if text else ""
+        held = " (held latched by the table)" if latched else ""
+        log.warning("[%s] fault %s%s%s", core.table_id, code.name, said, held)
+        detail: dict[str, object] = {"code": code.name, "text": text}
+        if latched:
+            detail["latched"] = True
+        journal_note(core, "fault", None, detail)
 
     async def fault(self, code: m.FaultCode, text: str) -> None:
         """The table reported a fault (``HOST_SILENT``: it stopped while we were away)."""
+        await self._fault(code, text)
+
+    async def _fault(self, code: m.FaultCode, text: str, *, latched: bool = False) -> None:
         core = self.core
         if code == m.FaultCode.HOST_SILENT:
-            log.warning("[%s] the table stopped its motors while we were away", core.table_id)
+            if self.silent_session == core.sessions:
+                # Another session the table lost while we were away: the same stop of
+                # its motors, answered once.
+                self.silent_more += 1
+                return
+            self.silent_session = core.sessions
+            self._record(code, text or "the table stopped its motors while we were away")
             core.post_command(m.FaultClear(code=code))
             if core.phase in ("table_shuffling", "table_walls_up"):
                 await core.to("table_idle")
@@ -47,6 +88,12 @@ class FaultFlow:
                 core.post_command(m.DiceRoll())
                 core.roll_session = core.sessions
             return
+        if code in self.faults:
+            # Reported again while it stands (a TableStatus after a reconnect, a table
+            # that repeats itself): counted, not logged or journalled again.
+            self.repeats[code] = self.repeats.get(code, 0) + 1
+            return
+        self._record(code, text, latched=latched)
         self.faults.add(code)
         if core.phase.startswith("table_"):
             core.resume_phase = core.phase
@@ -56,6 +103,19 @@ class FaultFlow:
         core.alerts.raise_alert("fault", None, f"{names}: {self.text}", core.wall_time())
         core.publish_state()
         core.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.ALARM, duration_ms=500))
+
+    def report_counted(self) -> None:
+        """Log and journal once how many HOST_SILENT faults came after the one answered
+        (the daemon calls this every tick; nothing to do most of the time)."""
+        if not self.silent_more:
+            return
+        core, count = self.core, self.silent_more
+        self.silent_more = 0
+        why = "one for each session the table lost while we were away"
+        log.info(
+            "[%s] HOST_SILENT came %d more times (%s): answered once", core.table_id, count, why
+        )
+        journal_note(core, "fault_repeats", None, {"code": "HOST_SILENT", "count": count})
 
     async def latched(self, faults: Sequence[m.FaultCode]) -> None:
         """The faults a ``TableStatus`` says the table holds latched: one this daemon has
@@ -67,10 +127,9 @@ class FaultFlow:
         for code in faults:
             if code in self.faults or code == m.FaultCode.HOST_SILENT:
                 continue
-            log.warning("[%s] the table holds %s latched", self.core.table_id, code.name)
             if code == m.FaultCode.TILE_READER:
                 self.tiles.tiles_off("tile reader fault (latched)")
-            await self.fault(code, "")
+            await self._fault(code, "", latched=True)
 
     async def clear(self) -> None:
         """OK on any seat while FAULT shows: clear the latched faults and go back to where
@@ -78,7 +137,13 @@ class FaultFlow:
         core = self.core
         for code in sorted(self.faults):
             core.post_command(m.FaultClear(code=code))
+        if self.faults:
+            detail: dict[str, object] = {"codes": sorted(c.name for c in self.faults)}
+            if self.repeats:
+                detail["repeats"] = {c.name: n for c, n in sorted(self.repeats.items())}
+            journal_note(core, "fault_cleared", None, detail)
         self.faults.clear()
+        self.repeats.clear()
         self.text = ""
         core.alerts.resolve("fault")
         core.publish_state()

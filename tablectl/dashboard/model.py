@@ -45,6 +45,10 @@ MAX_HANDS = 300
 MAX_GAMES = 200
 MAX_ALERTS = 32
 MAX_EVENTS = 8
+#: Fault history kept per table (the notes of :data:`FAULT_NOTES` as they arrived; the
+#: whole history is in the journal: ``tablectl journal notes --faults``).
+MAX_FAULTS = 20
+FAULT_NOTES = ("fault", "fault_repeats", "fault_cleared", "stalled", "stall_over")
 #: Games per table whose seat names are kept for their results (the current and the last).
 GAME_NAMES_KEPT = 4
 MAX_TEXT = 200
@@ -53,7 +57,7 @@ _TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: Seat winds in order from the dealer.
 WINDS = ("E", "S", "W", "N")
 #: Alert kinds the table publishes; ``offline`` is the dashboard's own.
-ALERT_KINDS = ("staff_call", "fault", "tray_mismatch", "link_down", "last_game")
+ALERT_KINDS = ("staff_call", "fault", "tray_mismatch", "link_down", "last_game", "stalled")
 OFFLINE_KIND = "offline"
 
 
@@ -101,6 +105,27 @@ def _int(value: Any) -> int | None:
 
 def _text(value: Any, limit: int = MAX_TEXT) -> str | None:
     return value[:limit] if isinstance(value, str) else None
+
+
+def _fault_text(kind: str, data: dict[str, Any]) -> str:
+    """What a fault or stall note says, short (the page labels its kind)."""
+    if kind == "fault":
+        code, said = _text(data.get("code"), 32) or "?", _text(data.get("text")) or ""
+        return f"{code}: {said}" if said else code
+    if kind == "fault_repeats":
+        return f"{_text(data.get('code'), 32) or '?'} x{_int(data.get('count'))}"
+    if kind == "fault_cleared":
+        raw_codes, raw_repeats = data.get("codes"), data.get("repeats")
+        codes: list[Any] = raw_codes if isinstance(raw_codes, list) else []
+        repeats: dict[Any, Any] = raw_repeats if isinstance(raw_repeats, dict) else {}
+        names = [_text(c, 32) or "?" for c in codes[:16]]
+        return ", ".join(
+            f"{c} (+{_int(repeats.get(c))})" if _int(repeats.get(c)) else c for c in names
+        )
+    seconds = _num(data.get("idle_s" if kind == "stalled" else "stalled_s"))
+    phase = _text(data.get("phase"), 32) if kind == "stalled" else None
+    shown = "" if seconds is None else f"{int(seconds)} s"
+    return f"{phase}, {shown}" if phase else shown
 
 
 def _nums(value: Any, seats: int = 4) -> list[int | float] | None:
@@ -174,6 +199,8 @@ class TableView:
     offline_since: float | None = None
     #: The last few events, newest last, for a ticker.
     events: list[dict[str, Any]] = field(default_factory=list)
+    #: The table's latest faults and stalls, newest last: ``{"type", "at", "text"}``.
+    faults: list[dict[str, Any]] = field(default_factory=list)
     #: The seats' names of the last few games, by game id: a game's result may arrive
     #: after the first state of the next game.
     game_names: dict[str, list[str | None]] = field(default_factory=dict)
@@ -237,6 +264,7 @@ class TableView:
             "hands": [self.hands[n] for n in sorted(self.hands)],
             "hands_game": self.hands_game,
             "events": self.events,
+            "faults": self.faults,
         }
 
 
@@ -276,7 +304,7 @@ class ParlorModel:
             elif leaf == "games":
                 changed = self._game(table, data, now)
             else:
-                changed = self._event(table, data)
+                changed = self._event(table, data, now)
         if changed is None:
             self.ignored += 1
             return set()
@@ -441,7 +469,7 @@ class ParlorModel:
             self.games.popitem(last=False)
         return {"games"}
 
-    def _event(self, table: TableView, data: Any) -> set[str] | None:
+    def _event(self, table: TableView, data: Any, now: float) -> set[str] | None:
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             return None
         event: dict[str, Any] = {"type": data["type"][:32]}
@@ -454,6 +482,9 @@ class ParlorModel:
                 text = _text(data.get(key), 200)
                 if text is not None:
                     event[key] = text
+        if event["type"] in FAULT_NOTES:
+            kept = {"type": event["type"], "at": now, "text": _fault_text(event["type"], data)}
+            table.faults = [*table.faults, kept][-MAX_FAULTS:]
         table.events = [*table.events, event][-MAX_EVENTS:]
         return {f"table:{table.table}"}
 

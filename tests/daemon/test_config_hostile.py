@@ -34,6 +34,7 @@ BASE: dict[str, dict[str, Any]] = {
     "mqtt": {"host": "127.0.0.1", "tls": True},
     "staff": {"socket": "state/ctl.sock", "rules_menu": ["jboy", "kenko"]},
     "trays": {"hold_next_hand": True},
+    "watchdog": {"stall_after_s": 300},
 }
 
 

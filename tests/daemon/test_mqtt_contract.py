@@ -62,7 +62,9 @@ async def test_every_message_of_stormy_games_meets_the_contract(preset: str) -> 
     # What the storm did reached the parlor: each kind of alert, acknowledged ones, the
     # public phases, and the hands with the scores after them.
     kinds = {a["kind"] for s in seen["state"] for a in s["alerts"]}
-    assert kinds >= KINDS - {"last_game"}, kinds
+    # The storm drives a Table without the daemon's stall watchdog: tests/daemon/
+    # test_watchdog.py checks its alert against the contract.
+    assert kinds >= KINDS - {"last_game", "stalled"}, kinds
     assert any(a["acked_by"] for s in seen["state"] for a in s["alerts"])
     actions = {e.get("action") for e in seen["events"] if e["type"] == "staff_action"}
     assert "alert_ack" in actions

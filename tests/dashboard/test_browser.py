@@ -220,8 +220,15 @@ def test_the_page_shows_the_parlor_live(
         "since": time.time(),
         "acked_by": None,
     }
-    tables.publish("t2", "state", {**t2_state, "alerts": [call, fault]}, retain=True)
+    stalled_at = time.time() - 600  # the stall watchdog: the last progress 10 min ago
+    stalled = {"id": "a9", "kind": "stalled", "seat": None, "text": "no progress for 300 s (play)",
+               "since": stalled_at, "acked_by": None}  # fmt: skip
+    alerts = [call, fault, stalled]
+    tables.publish("t2", "state", {**t2_state, "alerts": alerts}, retain=True)
     _wait(browser, "the alert", lambda d: _text(d, 'li.alert[data-alert="a7"]'))
+    since = f"stalled since {time.strftime('%H:%M', time.localtime(stalled_at))}"
+    assert since in _text(browser, 'li.alert[data-alert="a9"]')
+    assert since in _text(browser, '.card[data-table="t2"] .stalled-badge')
     alert_text = _text(browser, 'li.alert[data-alert="a7"]')
     assert "Staff call" in alert_text and "t2" in alert_text and "West" in alert_text
     assert "log in to acknowledge" in alert_text
@@ -292,12 +299,15 @@ def test_the_page_shows_the_parlor_live(
     )
     assert len(browser.find_elements(By.CSS_SELECTOR, "#games tbody tr")) == 1
     assert "+61.2" in _text(browser, '#games tr[data-game="g0"]')
+    note = {"type": "fault", "seat": None, "code": "TILE_COUNT", "text": "wall 2 tile count"}
+    tables.publish("t2", "events", note)
     browser.find_element(By.CSS_SELECTOR, '.card[data-table="t2"]').click()
     _wait(
         browser,
         "t2's hands",
         lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hands tbody tr")) == 3,
     )
+    _wait(browser, "t2's faults", lambda d: "TILE_COUNT: wall 2 tile count" in _text(d, "#faults"))
     assert "Tsumo" in _text(browser, '#hands tr[data-hand="3"]')
     screenshot = tmp_path / "dashboard.png"
     if os.environ.get("TABLECTL_UPDATE_SCREENSHOT") == "1":

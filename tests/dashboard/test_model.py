@@ -332,3 +332,33 @@ def test_a_hand_and_an_ack_by_the_table_as_the_contract_has_them() -> None:
 def test_the_fixtures_are_what_a_table_publishes() -> None:
     # The model is tested on payloads within the contract (docs/mqtt/*.schema.json).
     check("tablectl/v1/t1/state", json.dumps(state()).encode())
+
+
+def test_faults_and_stalls_are_kept_as_a_short_history() -> None:
+    model = ParlorModel()
+    notes: list[dict[str, Any]] = [
+        {"v": 1, "type": "fault", "seat": None, "code": "TILE_COUNT", "text": "wall 2 tile count"},
+        {"v": 1, "type": "fault_cleared", "seat": None, "codes": ["TILE_COUNT"],
+         "repeats": {"TILE_COUNT": 3}},
+        {"v": 1, "type": "stalled", "seat": None, "phase": "play", "idle_s": 300.2},
+        {"v": 1, "type": "stall_over", "seat": None, "stalled_s": 412.0},
+    ]  # fmt: skip
+    for n, note in enumerate(notes):
+        check("tablectl/v1/t1/events", json.dumps(note).encode())
+        put(model, "t1", "events", note, now=NOW + n)
+    faults = model.view("table:t1")["table"]["faults"]
+    assert [(f["type"], f["at"], f["text"]) for f in faults] == [
+        ("fault", NOW, "TILE_COUNT: wall 2 tile count"),
+        ("fault_cleared", NOW + 1, "TILE_COUNT (+3)"),
+        ("stalled", NOW + 2, "play, 300 s"),
+        ("stall_over", NOW + 3, "412 s"),
+    ]
+    for _ in range(30):
+        put(model, "t1", "events", {"type": "fault", "seat": None, "code": "MOTOR_STALL"})
+    assert len(model.view("table:t1")["table"]["faults"]) == 20
+    stalled = {"id": "a3", "kind": "stalled", "seat": None, "text": "no progress for 300 s (play)",
+               "since": NOW - 300, "acked_by": None}  # fmt: skip
+    check("tablectl/v1/t1/state", json.dumps(state(alerts=[stalled])).encode())
+    put(model, "t1", "state", state(alerts=[stalled]))
+    [alert] = model.view("table:t1")["table"]["alerts"]
+    assert (alert["kind"], alert["since"]) == ("stalled", NOW - 300)

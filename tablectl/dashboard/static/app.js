@@ -21,7 +21,11 @@ const I18N = {
     kinds: {
       staff_call: "Staff call", fault: "Fault", tray_mismatch: "Tray mismatch",
       link_down: "Table link down", last_game: "Last game", offline: "Daemon offline",
+      stalled: "Stalled",
     },
+    stalled_since: "stalled since {0}", fault_history: "Faults and stalls",
+    fault_notes: { fault: "Fault", fault_repeats: "Repeated", fault_cleared: "Cleared",
+      stalled: "Stalled", stall_over: "Moving again" },
     results: {
       ron: "Ron", tsumo: "Tsumo", draw: "Draw", abort: "Abortive draw", chombo: "Chombo",
       false_call: "False call",
@@ -60,7 +64,11 @@ const I18N = {
     kinds: {
       staff_call: "スタッフ呼び出し", fault: "故障", tray_mismatch: "点棒トレイ不一致",
       link_down: "卓の通信断", last_game: "ラスト半荘", offline: "デーモン停止",
+      stalled: "進行停止",
     },
+    stalled_since: "{0} から進行停止", fault_history: "故障と停止の履歴",
+    fault_notes: { fault: "故障", fault_repeats: "重複", fault_cleared: "解除", stalled: "進行停止",
+      stall_over: "再開" },
     results: {
       ron: "ロン", tsumo: "ツモ", draw: "流局", abort: "途中流局", chombo: "チョンボ",
       false_call: "誤ロン",
@@ -152,6 +160,19 @@ function agoText(since) {
   return t("ago", text);
 }
 
+// A Unix time as the local HH:MM (a stall's "since").
+function clockOf(since) {
+  if (typeof since !== "number") return "";
+  return new Date(since * 1000).toLocaleTimeString(lang === "ja" ? "ja-JP" : "en-GB",
+    { hour: "2-digit", minute: "2-digit" });
+}
+
+// An alert's label: its kind, and for a stall since when.
+function alertLabel(alert) {
+  if (alert.kind === "stalled") return t("stalled_since", clockOf(alert.since));
+  return sub("kinds", alert.kind);
+}
+
 function seatLabel(table, seat) {
   if (seat === null || seat === undefined) return null;
   const info = (table.seats || [])[seat];
@@ -229,7 +250,7 @@ function renderAlerts() {
       "data-alert": alert.id, "data-table": table.table,
     },
     el("span", { class: "alert-table" }, table.table),
-    el("span", { class: "alert-kind" }, sub("kinds", alert.kind)),
+    el("span", { class: "alert-kind" }, alertLabel(alert)),
     where ? el("span", { class: "alert-seat" }, where) : null,
     alert.text ? el("span", { class: "alert-text" }, alert.text) : null,
     el("span", { class: "alert-since" }, agoText(alert.since)),
@@ -277,6 +298,8 @@ function card(table) {
   const badges = [];
   if (offline) badges.push(el("span", { class: "badge offline-badge" }, t("offline")));
   if (state && state.link === "down") badges.push(el("span", { class: "badge warn" }, t("link_down")));
+  const stall = (table.alerts || []).find((a) => a.kind === "stalled");
+  if (stall) badges.push(el("span", { class: "badge warn stalled-badge" }, alertLabel(stall)));
   const head = el("header", {},
     el("h3", {}, table.table),
     state ? el("span", { class: "rules" }, state.rules) : null,
@@ -349,10 +372,21 @@ function renderDetail() {
       el("br"), el("small", {}, points((hand.scores || [])[s]))))));
   if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: players + 3 }, t("no_hands"))));
   $("hands").replaceChildren(el("thead", {}, headRow), el("tbody", {}, rows));
+  renderFaults(table);
   $("controls").hidden = !me.staff;
   $("cmd-rules").placeholder = t("same_rules");
   const answer = staffAnswer(table);
   if (answer) $("cmd-answer").textContent = answer;
+}
+
+// The faults and stalls the table reported while this page's server listened, newest
+// first (the whole history: tablectl journal notes --faults).
+function renderFaults(table) {
+  const faults = (table.faults || []).slice().reverse();
+  $("faults-title").textContent = t("fault_history");
+  $("faults-section").hidden = faults.length === 0;
+  $("faults").replaceChildren(el("tbody", {}, faults.map((f) => el("tr", { class: `note-${f.type}` },
+    el("td", {}, clockOf(f.at)), el("td", {}, sub("fault_notes", f.type)), el("td", {}, f.text)))));
 }
 
 // The table's latest answer to game control (a correction, a new game, or why not).
