@@ -51,6 +51,9 @@ HARD_CASES = {
 #: A two-hand game (a bust), the cheapest whole game of the corpus.
 SHORT = "2017040900gm-00a9-0000-af5434e3"
 GAME_TIMEOUT_S = 120
+#: The claim window: the player answers every RON? at once, so the window closes as soon
+#: as it has; a long one only keeps a loaded machine from closing it before the answers.
+CLAIM_WINDOW_S = 30.0
 
 
 @pytest.fixture
@@ -73,7 +76,7 @@ async def play(game: LogGame, journal: Path, name: str) -> LogGame:
     )  # fmt: skip
     player = LogPlayer(sim, game)
     url = await sim.start_sim(name)
-    daemon = Daemon(config_for(url, preset, journal), claim_window_s=0.05, max_games=1)
+    daemon = Daemon(config_for(url, preset, journal), claim_window_s=CLAIM_WINDOW_S, max_games=1)
     task = asyncio.create_task(daemon.run())
     try:
         async with asyncio.timeout(GAME_TIMEOUT_S):
