@@ -46,7 +46,7 @@ from tablectl.logs.game import (
 from tablectl.rules import wall as W
 from tablectl.rules.walltrack import wall_rules
 
-__all__ = ["PRESET", "Diverged", "LogPlayer", "hand_name", "preset_for"]
+__all__ = ["PRESET", "Diverged", "LogPlayer", "describe", "preset_for"]
 
 _log = logging.getLogger(__name__)
 
@@ -61,7 +61,6 @@ _PROMPTS = (
     "SEAT?", "HAN?", "PAO?", "RON?", "KAN?", "FU?",
 )  # fmt: skip
 _ABORT_DIGITS = {"nine_terminals": 1, "four_winds": 2, "four_riichi": 3, "four_kans": 4}
-_WINDS = "ESWN"
 
 
 class Diverged(Exception):
@@ -78,12 +77,6 @@ def preset_for(rules: LogRules) -> str:
             " four-player East+South with red fives (preset tenhou)"
         )
     return PRESET
-
-
-def hand_name(hand: LogHand) -> str:
-    """``E3-0``: the round wind, the hand number and the honba, as the README names it."""
-    wind = _WINDS[min(hand.round_index // 4, 3)]
-    return f"{wind}{hand.round_index % 4 + 1}-{hand.honba}"
 
 
 def describe(action: Action) -> str:
@@ -126,7 +119,7 @@ class LogPlayer:
     def __init__(self, table: SimTable, game: LogGame, *, timeout: float = ANSWER_TIMEOUT) -> None:
         if table.bots is not None:
             raise ValueError("a table that plays a log has no bots (autoplay off)")
-        if table.firmware.zones is None or not table.house.players == 4:
+        if table.firmware.zones is None:
             raise ValueError("a table that plays a log reads its tiles (--tile-reader)")
         self.table = table
         self.fw = table.firmware
@@ -262,10 +255,10 @@ class LogPlayer:
     async def run(self) -> None:
         """Play every hand of the log, then confirm the game's end."""
         for index, hand in enumerate(self.game.hands):
-            self.where = _Where(hand_name(hand), "at its start")
+            self.where = _Where(hand.name, "at its start")
             await self._play_hand(index, hand)
             self.hands_played += 1
-        self.where = _Where(hand_name(self.game.hands[-1]), "after the log's last hand")
+        self.where = _Where(self.game.hands[-1].name, "after the log's last hand")
         await self._wait(lambda: len(self._gameover) == 4, "end the game")
 
     async def _play_hand(self, index: int, hand: LogHand) -> None:
@@ -337,7 +330,8 @@ class LogPlayer:
             case Discard(seat=seat, tile=tile, riichi=riichi):
                 if riichi:
                     fw.press(seat, Key.RIICHI)
-                if tile not in (self.fw.zones.hand(seat) if self.fw.zones else ()):
+                assert fw.zones is not None  # checked when the player was made
+                if tile not in fw.zones.hand(seat):
                     raise self._fail(f"seat {seat} does not hold {tile_name(tile)}")
                 fw.discard(seat, tile)
             case Call(seat=seat, kind=kind, source=source, own=own):

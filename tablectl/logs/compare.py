@@ -15,11 +15,6 @@ from tablectl.logs.game import DrawnHand, LogGame, LogHand, Win
 __all__ = ["differences"]
 
 
-def _name(hand: LogHand) -> str:
-    wind = "ESWN"[min(hand.round_index // 4, 3)]
-    return f"{wind}{hand.round_index % 4 + 1}-{hand.honba}"
-
-
 def _win_differences(where: str, log: Win, table: Win) -> list[str]:
     out = []
     for field in ("seat", "source", "han", "points", "deltas", "pao"):
@@ -32,7 +27,7 @@ def _win_differences(where: str, log: Win, table: Win) -> list[str]:
 
 
 def _hand_differences(log: LogHand, table: LogHand) -> list[str]:
-    where = _name(log)
+    where = log.name
     out = []
     for field in ("round_index", "honba", "sticks", "dealer", "scores"):
         want, got = getattr(log, field), getattr(table, field)
