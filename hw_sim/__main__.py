@@ -113,6 +113,12 @@ def _signing_key(text: str) -> bytes:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+class _DefaultRules(str):
+    """The ``--rules`` nobody gave: a log played with ``--play-log`` brings its own."""
+
+    __slots__ = ()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line parser (``serve`` and ``send``)."""
     parser = OneLineParser(
@@ -133,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--pty", action="store_true", help="serve on a new pty (path printed)")
     where.add_argument("--tcp", type=_port, metavar="PORT", help="serve socket://127.0.0.1:PORT")
     serve.add_argument(
-        "--rules", choices=preset_names(),
+        "--rules", default=_DefaultRules("ariari"), choices=preset_names(),
         help="house rules preset (default ariari; with --play-log the log's: tenhou)",
     )  # fmt: skip
     serve.add_argument("--seed", type=int, default=0, help="seed of walls, dice, boot ids, bots")
@@ -204,13 +210,14 @@ async def serve(args: argparse.Namespace) -> int:
     if args.play_log is not None:
         try:
             game = read_log(args.play_log)
-            rules = args.rules or preset_for(game.rules)
+            given = not isinstance(args.rules, _DefaultRules)
+            rules = args.rules if given else preset_for(game.rules)
         except LogError as exc:
             print(f"hw_sim: --play-log {args.play_log}: {exc}", file=sys.stderr)
             return 2
         args.autoplay, args.tile_reader = False, True
     else:
-        rules = args.rules or "ariari"
+        rules = str(args.rules)
     tiles = readers(args)
     table = SimTable(
         rules,
