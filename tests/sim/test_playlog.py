@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import tempfile
 from collections.abc import Iterator
@@ -252,3 +253,21 @@ def test_a_log_that_is_no_log_is_one_line(
     assert hw_sim_main(["serve", "--tcp", "0", "--play-log", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"hw_sim: --play-log {bad}: ") and err.count("\n") == 1
+
+
+def test_the_comparison_names_each_difference() -> None:
+    log = read_log(CORPUS / "mjlog" / f"{SHORT}.mjlog")
+    first = log.hands[0]
+    assert isinstance(first.result, tuple) and log.final_scores is not None
+    want = first.result[0]
+    win = dataclasses.replace(want, han=want.han + 1, fu=want.fu + 10)
+    changed = dataclasses.replace(first, result=(win,), scores=(25000, 25000, 25000, 24000))
+    table = dataclasses.replace(log, hands=(changed,), final_scores=(1, 2, 3, 4))
+    assert differences(log, table) == [
+        "1 hands, the log 2",
+        "E1-0: scores (25000, 25000, 25000, 24000), the log (25000, 25000, 25000, 25000)",
+        f"E1-0: han {want.han + 1}, the log {want.han}",
+        f"E1-0: fu {want.fu + 10}, the log {want.fu}",
+        f"final scores [1, 2, 3, 4], the log {list(log.final_scores)}",
+    ]
+    assert differences(log, log) == []
