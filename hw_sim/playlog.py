@@ -23,7 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from firmware_bridge.messages import CentreDisplay, Key, Message, SeatDisplay
-from hw_sim.firmware import Direction
+from hw_sim.firmware import (
+    BUILD_SECONDS,
+    DICE_SECONDS,
+    RAISE_SECONDS,
+    SHUFFLE_SECONDS,
+    Direction,
+)
 from hw_sim.playlog_wall import HandDeal, hand_deal
 from hw_sim.table import SimTable
 from hw_sim.wall import tile_name
@@ -54,6 +60,8 @@ _log = logging.getLogger(__name__)
 PRESET = "tenhou"
 #: Seconds of loop time the daemon may take to answer one move before the play stops.
 ANSWER_TIMEOUT = 10.0
+#: Seconds the motors and the dice take between two hands at speed 1.
+MOTOR_SECONDS = SHUFFLE_SECONDS + BUILD_SECONDS + RAISE_SECONDS + DICE_SECONDS
 _TOTAL = re.compile(r"=\s*(-?\d+)")
 #: Display line-1 prompts the player answers (docs/console.md), longest first.
 _PROMPTS = (
@@ -176,10 +184,12 @@ class LogPlayer:
             line1 = self.fw.consoles[seat].line1
             raise self._fail(f"seat {seat} shows {line1.strip()!r} / {line2.strip()!r}")
 
-    async def _wait(self, cond: Callable[[], bool], what: str, *, patient: bool = False) -> None:
+    async def _wait(
+        self, cond: Callable[[], bool], what: str, *, extra: float | None = 0.0
+    ) -> None:
         """Wait for ``cond``, answering prompts in the order they appeared, at most the
-        player's timeout (``patient``: as long as it takes)."""
-        within = None if patient else self.timeout
+        player's timeout and ``extra`` seconds (None: as long as it takes)."""
+        within = None if extra is None else self.timeout + extra
         while True:
             self._check_refusal()
             if cond():
@@ -193,7 +203,8 @@ class LogPlayer:
                 lambda: cond() or bool(self._dirty) or self._refusal is not None, within
             )
             if not ok:
-                raise self._fail(f"the daemon did not {what} within {self.timeout:g} s")
+                limit = "before the table closed" if within is None else f"within {within:g} s"
+                raise self._fail(f"the daemon did not {what} {limit}")
 
     async def _press_echo(self, seat: int, key: Key) -> None:
         seq = self._order
@@ -276,8 +287,9 @@ class LogPlayer:
                 or bool(self._gameover)
             ),
             "ask the dealer to roll",
-            # The daemon may connect long after the table is up; later hands follow at once.
-            patient=index == 0,
+            # The daemon may connect long after the table is up; later hands wait for the
+            # motors (the shuffle, building and raising the walls, the dice).
+            extra=None if index == 0 else MOTOR_SECONDS * self.fw.speed,
         )
         if self._gameover:
             raise self._fail("the daemon ended the game; the log goes on")
