@@ -153,7 +153,6 @@ class LogPlayer:
         self._confirmed: set[int] = set()
         self._totals: dict[int, int] = {}
         self._gameover: set[int] = set()
-        self._rolled: int | None = None
         self._expect_roll: int | None = None
         self.fw.add_listener(self._on_message)
 
@@ -227,7 +226,6 @@ class LogPlayer:
                     f"the daemon asks seat {seat} to roll; the log's dealer is seat"
                     f" {self._expect_roll}"
                 )
-            self._rolled = seat
             self._expect_roll = None
             self.fw.press(seat, Key.OK)
         elif prompt == "OK?":
@@ -274,7 +272,6 @@ class LogPlayer:
 
     async def _play_hand(self, index: int, hand: LogHand) -> None:
         self._expect_roll = hand.dealer
-        self._rolled = None
         self._ron_winners, self._ron_pressed = set(), set()
         self._confirmed, self._totals = set(), {}
         seen = self.fw.dice_count
