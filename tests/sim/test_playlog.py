@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gzip
 import json
 import tempfile
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.export import export_text
 from tablectl.journal import Journal
-from tablectl.logs import LogGame, parse_log, parse_tenhou6, read_log
+from tablectl.logs import LogError, LogGame, parse_log, parse_tenhou6, read_log
 from tablectl.logs.compare import differences
 from tablectl.logs.game import Action, AddedKan, ClosedKan, Discard, Draw
 from tablectl.logs.game import Call as LogCall
@@ -271,3 +272,14 @@ def test_the_comparison_names_each_difference() -> None:
         f"final scores [1, 2, 3, 4], the log {list(log.final_scores)}",
     ]
     assert differences(log, log) == []
+
+
+def test_a_gzipped_log_reads_as_the_plain_one(tmp_path: Path) -> None:
+    plain = CORPUS / "mjlog" / f"{SHORT}.mjlog"
+    packed = tmp_path / f"{SHORT}.mjlog.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert read_log(packed) == read_log(plain)
+    broken = tmp_path / "broken.gz"
+    broken.write_bytes(gzip.compress(plain.read_bytes())[:100])
+    with pytest.raises(LogError, match=r"^.*broken\.gz: "):
+        read_log(broken)
