@@ -19,9 +19,11 @@ from firmware_bridge.signing import parse_key
 from firmware_bridge.stdio import OneLineParser, run_guarded
 from hw_sim.control import COMMANDS, ControlServer
 from hw_sim.faults import LINE_FAULTS, ONE_SHOT_FAULTS, TILE_FAULTS, FaultPlan
+from hw_sim.playlog import Diverged, LogPlayer, preset_for
 from hw_sim.scenario import ACTIONS, ScenarioError, run_scenario
 from hw_sim.table import SimTable
 from hw_sim.view import live
+from tablectl.logs import LogError, LogGame, read_log
 from tablectl.rules.loader import preset_names
 
 DESCRIPTION = """\
@@ -66,6 +68,7 @@ examples:
   python -m hw_sim serve --tcp 7711 --control 7712 --no-autoplay
   python -m hw_sim serve --pty --faults drop=0.02,unplug@400:4,tilecount@2 --view
   python -m hw_sim send 7712 '{{"cmd": "press", "seat": 0, "key": "OK"}}'
+  python -m hw_sim serve --tcp 0 --speed 0 --play-log game.mjlog   (daemon: tenhou preset)
 
 presets: {", ".join(preset_names())}
 """
@@ -110,6 +113,12 @@ def _signing_key(text: str) -> bytes:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+class _DefaultRules(str):
+    """The ``--rules`` nobody gave: a log played with ``--play-log`` brings its own."""
+
+    __slots__ = ()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line parser (``serve`` and ``send``)."""
     parser = OneLineParser(
@@ -130,8 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--pty", action="store_true", help="serve on a new pty (path printed)")
     where.add_argument("--tcp", type=_port, metavar="PORT", help="serve socket://127.0.0.1:PORT")
     serve.add_argument(
-        "--rules", default="ariari", choices=preset_names(), help="house rules preset"
-    )
+        "--rules", default=_DefaultRules("ariari"), choices=preset_names(),
+        help="house rules preset (default ariari; with --play-log the log's: tenhou)",
+    )  # fmt: skip
     serve.add_argument("--seed", type=int, default=0, help="seed of walls, dice, boot ids, bots")
     serve.add_argument(
         "--speed", type=_speed, default=1.0,
@@ -142,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--seats", type=_seats, help="seats the bots play, e.g. 1,2,3 (default all)")
     serve.add_argument("--max-games", type=int, help="stop the bots after N games")
     serve.add_argument("--scenario", type=Path, metavar="FILE", help="run a JSON Lines scenario")
+    serve.add_argument(
+        "--play-log", type=Path, metavar="LOG",
+        help="deal and play a tenhou.net game (mjlog XML or tenhou.net/6 JSON, .gz too) with "
+        "every tile reader on; exit 0 once its last hand is confirmed, 1 where the daemon's "
+        "table differs from the log",
+    )  # fmt: skip
     serve.add_argument("--control", type=_port, metavar="PORT", help="control interface port")
     serve.add_argument("--faults", default="", metavar="SPEC", help="fault plan (see below)")
     serve.add_argument("--fault-seed", type=int, default=0, help="seed of the fault plan")
@@ -190,9 +206,21 @@ async def serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"hw_sim: --faults: {exc}", file=sys.stderr)
         return 2
+    game: LogGame | None = None
+    if args.play_log is not None:
+        try:
+            game = read_log(args.play_log)
+            given = not isinstance(args.rules, _DefaultRules)
+            rules = args.rules if given else preset_for(game.rules)
+        except LogError as exc:
+            print(f"hw_sim: --play-log {args.play_log}: {exc}", file=sys.stderr)
+            return 2
+        args.autoplay, args.tile_reader = False, True
+    else:
+        rules = str(args.rules)
     tiles = readers(args)
     table = SimTable(
-        args.rules,
+        rules,
         args.seed,
         speed=args.speed,
         autoplay=args.autoplay,
@@ -205,6 +233,11 @@ async def serve(args: argparse.Namespace) -> int:
         faults=plan,
         signing_key=args.signing_key,
     )
+    try:
+        player = None if game is None else LogPlayer(table, game)
+    except (LogError, ValueError) as exc:
+        print(f"hw_sim: --play-log {args.play_log}: {exc}", file=sys.stderr)
+        return 2
     control: ControlServer | None = None
     view: asyncio.Task[None] | None = None
     lines: list[str] | None = None
@@ -230,6 +263,11 @@ async def serve(args: argparse.Namespace) -> int:
         if lines is not None:
             count = await run_scenario(table, lines, str(args.scenario))
             print(f"hw_sim: scenario done ({count} actions)", flush=True)
+        if player is not None:
+            await player.run()
+            print(f"hw_sim: {args.play_log}: {player.hands_played} hands played as the log"
+                  " has them", flush=True)  # fmt: skip
+            return 0
         if args.max_games is None or table.bots is None:
             await asyncio.Event().wait()  # serve until interrupted
         await table.run()
@@ -237,6 +275,10 @@ async def serve(args: argparse.Namespace) -> int:
         return 0
     except ScenarioError as exc:
         print(f"hw_sim: {exc}", file=sys.stderr)
+        return 1
+    except Diverged as exc:
+        print(f"hw_sim: {args.play_log}: the daemon's table left the log at {exc}",
+              file=sys.stderr)  # fmt: skip
         return 1
     except OSError as exc:  # a port in use, no ptys left
         print(f"hw_sim: cannot serve: {exc.strerror or exc}", file=sys.stderr)

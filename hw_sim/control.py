@@ -21,6 +21,11 @@ request                                                     does
                                                             that seat's last discard)
 ``{"cmd": "roll"}``                                         the dice button (``DiceResult``)
 ``{"cmd": "tray", "seat": 2, "delta": -1000}``              move sticks in a tray
+``{"cmd": "next_dice", "dice": [3, 4]}``                    the next roll throws these (one
+                                                            pair per hand; repeat to queue)
+``{"cmd": "next_layout", "tiles": [52, 7, ...]}``           the next shuffle builds the walls
+                                                            with these ids at positions 0..
+                                                            (136 or 108: the preset's set)
 ``{"cmd": "state"}``                                        displays, lamps, centre, dice,
                                                             walls, faults, trays, link, games
 ``{"cmd": "displays"}`` / ``{"cmd": "lamps"}``              just those
@@ -52,7 +57,7 @@ _log = logging.getLogger(__name__)
 #: Commands :func:`execute` understands.
 COMMANDS = (
     "press", "take", "discard", "meld", "roll", "tray", "state", "displays", "lamps", "view",
-    "fault", "wait",
+    "fault", "wait", "next_dice", "next_layout",
 )  # fmt: skip
 #: Longest line a client may send (bytes): requests are small.
 MAX_LINE = 64 * 1024
@@ -164,6 +169,16 @@ async def execute(table: SimTable, cmd: str, args: dict[str, Any]) -> dict[str, 
             raise ValueError(f"tray {seat} would hold {table.trays[seat] + delta}; 0..{MAX_TRAY}")
         table.firmware.move_tray(seat, delta)
         return {"trays": table.trays}
+    if cmd == "next_dice":
+        dice = args.get("dice")
+        if not isinstance(dice, list):
+            raise ValueError(f"'dice' must be a list of two values 1..6, got {reprlib.repr(dice)}")
+        return {"queued": table.next_dice(dice)}
+    if cmd == "next_layout":
+        tiles = args.get("tiles")
+        if not isinstance(tiles, list):
+            raise ValueError(f"'tiles' must be a list of tile ids, got {reprlib.repr(tiles)}")
+        return {"queued": table.next_layout(tiles)}
     if cmd == "state":
         return table_state(table)
     if cmd == "displays":

@@ -33,6 +33,7 @@ import contextlib
 import dataclasses
 import logging
 import random
+from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Literal
 
@@ -206,6 +207,8 @@ class SimFirmware:
         self.dice: tuple[int, int] | None = None
         #: DiceResults sent so far (readers wait for it to grow).
         self.dice_count = 0
+        #: Dice given for the next throws, first one first (instead of seeded ones).
+        self.planned_dice: deque[tuple[int, int]] = deque()
         #: Point-stick trays, seat order (physical: they survive a reboot).
         self.trays = [start_points] * players
         self._tray_misread: tuple[int, int] | None = None
@@ -674,7 +677,10 @@ class SimFirmware:
 
     def roll_dice(self) -> tuple[int, int]:
         """Throw the dice now (the host's ``DiceRoll``, or the dice button) and report it."""
-        die1, die2 = self._dice_rng.randint(1, 6), self._dice_rng.randint(1, 6)
+        if self.planned_dice:
+            die1, die2 = self.planned_dice.popleft()
+        else:
+            die1, die2 = self._dice_rng.randint(1, 6), self._dice_rng.randint(1, 6)
         self.dice = (die1, die2)
         self.dice_count += 1
         self.emit(DiceResult(die1, die2))

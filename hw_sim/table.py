@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import reprlib
+from collections.abc import Sequence
 from typing import Any
 
 from firmware_bridge import usb_loopback
@@ -398,6 +400,32 @@ class SimTable:
             self.firmware.declare(seat, tiles)
             return called
         return self.firmware.call(seat, discarder, tiles)
+
+    def next_dice(self, dice: Sequence[int]) -> int:
+        """Throw ``dice`` (two values 1..6) at the next roll that has none given yet,
+        instead of seeded ones; returns how many throws wait. A bad pair raises
+        ValueError and changes nothing."""
+        pair = tuple(dice)
+        if (
+            len(pair) != 2
+            or not all(isinstance(d, int) and not isinstance(d, bool) for d in pair)
+            or not all(1 <= d <= 6 for d in pair)
+        ):
+            raise ValueError(f"dice are two values 1..6, got {reprlib.repr(list(pair))}")
+        self.firmware.planned_dice.append((pair[0], pair[1]))
+        return len(self.firmware.planned_dice)
+
+    def next_layout(self, tiles: Sequence[int]) -> int:
+        """Build the walls of the next shuffle that has no layout given yet from ``tiles``
+        (the tile id at each position, docs/wall.md), instead of a seeded shuffle; returns
+        how many layouts wait. A layout that is not the preset's set, each id once, raises
+        ValueError and changes nothing."""
+        if not all(isinstance(t, int) and not isinstance(t, bool) for t in tiles):
+            raise ValueError("a layout is a list of tile ids (integers)")
+        try:
+            return self.firmware.wall.plan(tiles)
+        except ValueError as exc:
+            raise ValueError(f"{self.house.name}: {exc}") from None
 
     def roll(self) -> tuple[int, int]:
         """The dice button: roll and report ``DiceResult`` (as if the host asked)."""

@@ -13,6 +13,7 @@ manzu 2 to 8 (ids 4..31), as every sanma set does.
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Iterable, Sequence
 
 __all__ = ["KIND_NAMES", "PhysicalWall", "tile_name", "tile_set"]
@@ -71,11 +72,37 @@ class PhysicalWall:
         self.taken: dict[int, int] = {}
         #: Shuffles so far (the view shows it as the hand counter of the machine).
         self.shuffles = 0
+        #: Layouts given for the next shuffles (:meth:`plan`), first one first.
+        self.planned: deque[tuple[int, ...]] = deque()
+
+    def plan(self, tiles: Sequence[int]) -> int:
+        """Lay ``tiles`` (the tile id at each position 0, 1, ...) at the next shuffle that
+        has no layout yet, instead of a seeded one; returns how many layouts wait.
+
+        Raises ValueError, changing nothing, unless ``tiles`` is this set's ids, each once.
+        """
+        layout = tuple(tiles)
+        if len(layout) != self.size:
+            raise ValueError(
+                f"a layout has one tile id per position: {self.size} for this set, got"
+                f" {len(layout)}"
+            )
+        if sorted(layout) != list(self.ids):
+            foreign = sorted(set(layout) - set(self.ids))
+            twice = sorted({t for t in layout if layout.count(t) > 1})
+            why = f"not in this set: {foreign[:5]}" if foreign else f"given twice: {twice[:5]}"
+            raise ValueError(f"a layout holds each tile id of the set once; {why}")
+        self.planned.append(layout)
+        return len(self.planned)
 
     def shuffle(self) -> None:
-        """Gather every tile, shuffle them and build full walls."""
-        tiles = list(self.ids)
-        self._rng.shuffle(tiles)
+        """Gather every tile, shuffle them and build full walls (the first planned
+        layout, if one waits)."""
+        if self.planned:
+            tiles = list(self.planned.popleft())
+        else:
+            tiles = list(self.ids)
+            self._rng.shuffle(tiles)
         self.tiles = tiles
         self.taken = {}
         self.shuffles += 1

@@ -9,11 +9,16 @@ rebuilds tenhou.net's walls and dice from an mjlog's shuffle seed.  See docs/til
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from pathlib import Path
 
 from tablectl.logs.game import LogError, LogGame
 from tablectl.logs.mjlog import parse_mjlog
 from tablectl.logs.tenhou6 import parse_tenhou6
+
+#: The first bytes of a gzip file.
+GZIP_MAGIC = b"\x1f\x8b"
 
 __all__ = ["LogError", "LogGame", "parse_log", "parse_mjlog", "parse_tenhou6", "read_log"]
 
@@ -26,10 +31,14 @@ def parse_log(text: str) -> LogGame:
 
 
 def read_log(path: Path) -> LogGame:
-    """The game of the log file ``path``.  Raises :class:`LogError` (also for a file that
-    cannot be read or is not UTF-8)."""
+    """The game of the log file ``path``, gzipped or not (tenhou.net serves its mjlogs
+    gzipped).  Raises :class:`LogError` (also for a file that cannot be read, a broken
+    gzip stream or text that is not UTF-8)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+        if raw.startswith(GZIP_MAGIC):
+            raw = gzip.decompress(raw)
+        text = raw.decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
         raise LogError(f"{path}: {exc}") from None
     return parse_log(text)

@@ -173,6 +173,13 @@ class LogHand:
     dice: tuple[int, int] | None = None
     wall: tuple[int, ...] | None = None
 
+    @property
+    def name(self) -> str:
+        """``E3-0``: the round wind (W for West, N past it), the hand's number in the
+        round and the honba, as tests/data/tenhou/README.md names hands."""
+        wind = "ESWN"[min(self.round_index // 4, 3)]
+        return f"{wind}{self.round_index % 4 + 1}-{self.honba}"
+
     def riichi_paid(self) -> tuple[int, ...]:
         """The seats whose riichi stick this hand took."""
         return tuple(a.seat for a in self.actions if isinstance(a, RiichiAccepted))
