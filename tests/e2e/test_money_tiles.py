@@ -3,16 +3,26 @@ to back in one process (issue #28): the bots play the preset's real red and gold
 declare riichi, the daemon counts each win's chips from the tiles (nobody types one), and
 every hand's chips equal a count made here from the winner's tiles and the ura indicators
 under the dead wall, independently of tablectl/rules/tilechips.py (docs/tiles.md, "Chips").
+
+The daemon publishes as to a broker (its real publisher's encoding, no broker; the hands
+and the game checked against the contract, docs/mqtt/): the hands' chips and the game's P
+go out as the journal has them, and the dashboard's model shows the same.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import tests.sim.test_autoplay as autoplay
+from tablectl.config import config_for
+from tablectl.dashboard.model import ParlorModel
+from tablectl.mqtt import TablePublisher
+from tablectl.mqtt_settings import MqttSettings
 from tablectl.replay import replay
 from tablectl.rules import events as ev
 from tablectl.rules import tilechecks
@@ -21,6 +31,7 @@ from tablectl.rules.loader import load_rules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import GameState, initial_state
 from tablectl.tiles.ids import tile_set
+from tests.mqtt_contract import check
 from tests.sim.test_autoplay import play
 from tests.sim.test_tile_games import journal_game, read_from_the_tiles
 from tests.sim.test_tiles import READERS
@@ -121,9 +132,54 @@ def chips_by_hand(preset: str, events: list[ev.Event], seen: Seen) -> list[list[
     return out
 
 
+class Published:
+    """What the daemon's publisher sent; its hands and games checked against the contract."""
+
+    def __init__(self) -> None:
+        self.raw: list[tuple[str, bytes]] = []
+        self.seen: dict[str, list[Any]] = {}
+
+    def drain(self, publisher: TablePublisher) -> None:
+        while (message := publisher._outbox.take()) is not None:
+            self.raw.append((message.topic, message.payload))
+            leaf = message.topic.split("/v1/", 1)[1].split("/", 1)[1]
+            if leaf in ("hands", "games"):  # (the states: test_mqtt_contract.py checks them)
+                self.seen.setdefault(leaf, []).append(check(message.topic, message.payload))
+
+
+@pytest.fixture
+def published(monkeypatch: pytest.MonkeyPatch) -> Published:
+    """The daemon of ``play`` publishes (no broker: its queue is read as a connection
+    would, after every message)."""
+    out = Published()
+    monkeypatch.setattr(
+        autoplay,
+        "config_for",
+        lambda *a, **kw: config_for(*a, **kw, mqtt=MqttSettings(host="127.0.0.1")),
+    )
+
+    async def run(self: TablePublisher) -> None:
+        await asyncio.Event().wait()  # cancelled at the daemon's stop
+
+    async def close(self: TablePublisher) -> None:
+        out.drain(self)
+
+    for name in ("publish_state", "publish_event", "publish_hand", "publish_game"):
+        real = getattr(TablePublisher, name)
+
+        def publish(self: TablePublisher, value: Any, real: Any = real) -> None:
+            real(self, value)
+            out.drain(self)
+
+        monkeypatch.setattr(TablePublisher, name, publish)
+    monkeypatch.setattr(TablePublisher, "run", run)
+    monkeypatch.setattr(TablePublisher, "close", close)
+    return out
+
+
 @pytest.mark.parametrize(("preset", "seed"), [("sanma-free", 7), ("jboy-sanma", 3)])
 async def test_each_hands_chips_are_what_its_tiles_hold(
-    tmp_path: Path, preset: str, seed: int
+    tmp_path: Path, preset: str, seed: int, published: Published
 ) -> None:
     rules = load_rules(preset)
     # The simulated wall holds the preset's set: its red and gold fives where the sheet
@@ -145,6 +201,23 @@ async def test_each_hands_chips_are_what_its_tiles_hold(
     assert money["chips"] == [sum(c) for c in zip(*hands, strict=True)]
     assert money["total"] == [sum(parts) for parts in zip(*(money[k] for k in PARTS), strict=True)]
     assert seen.riichi and seen.fives and seen.ura, seen
+
+    # Over MQTT: each hand with its chips, the game with its P, as the journal has them.
+    sent = published.seen
+    assert [h["chips"] for h in sent["hands"]] == hands
+    assert [h["hand"] for h in sent["hands"]] == list(range(1, len(hands) + 1))
+    (game,) = [g for g in sent["games"] if g["final"] is not None]
+    assert game["final"]["money"] == money == result["final"]["money"]
+    # And on the dashboard: the game's P and chips per seat, each hand's chips.
+    model = ParlorModel()
+    for topic, payload in published.raw:
+        model.apply(topic, payload, 0.0)
+        if topic.endswith("/games"):
+            break  # (the next game's first state starts its own list of hands)
+    (shown,) = model.view("games")["games"]
+    assert shown["money"] == {"chips": money["chips"], "total": money["total"]}
+    table = model.view(f"table:{game['table']}")["table"]
+    assert [h["chips"] for h in table["hands"]] == hands
 
 
 def _typed(event: ev.Ron | ev.Tsumo) -> bool:
