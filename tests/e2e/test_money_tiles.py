@@ -12,6 +12,8 @@ go out as the journal has them, and the dashboard's model shows the same.
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ import pytest
 import tests.sim.test_autoplay as autoplay
 from tablectl.config import config_for
 from tablectl.dashboard.model import ParlorModel
+from tablectl.export import export_text
 from tablectl.mqtt import TablePublisher
 from tablectl.mqtt_settings import MqttSettings
 from tablectl.replay import replay
@@ -109,6 +112,37 @@ def paid(players: int, hand: ev.Hand, chips: int, discarder: int | None) -> list
         who = payer if hand.pao is None else hand.pao
         out[who] -= chips
         out[hand.seat] += chips
+    return out
+
+
+def chips_in_tenhou6(preset: str, log: dict[str, Any]) -> list[list[int]]:
+    """Each hand's chip changes recounted from a tenhou.net/6 log, which has no field for
+    them: from each win's yaku (赤ドラ, 一発, 裏ドラ with the kan-ura, a yakuman) and who
+    paid (docs/tiles.md, "Game logs")."""
+    players = load_rules(preset).players
+    out: list[list[int]] = []
+    for hand in log["log"]:
+        result = hand[-1]
+        changes = [0] * players
+        if result[0] == "和了":
+            for i in range(2, len(result), 2):
+                who, source, pao, _points, *yaku = result[i]
+                han = {m[1]: m[2] for m in (re.match(r"(.+)\((\d+)飜\)$", y) for y in yaku) if m}
+                riichi = "立直" in han or "両立直" in han
+                fives = int(han.get("赤ドラ", 0))
+                if preset == "sanma-free":
+                    won = (
+                        fives + int(han.get("一発", 0)) + int(han.get("裏ドラ", 0)) if riichi else 0
+                    )
+                else:
+                    won = fives
+                if any(y.endswith("(役満)") for y in yaku):
+                    won += YAKUMAN_CHIPS[preset]
+                hand_ev = ev.Hand(seat=who, pao=None if pao == who else pao)
+                ron = None if source == who else source
+                changes = [a + b for a, b in zip(changes, paid(players, hand_ev, won, ron),
+                           strict=True)]  # fmt: skip
+        out.append(changes)
     return out
 
 
@@ -201,6 +235,10 @@ async def test_each_hands_chips_are_what_its_tiles_hold(
     assert money["chips"] == [sum(c) for c in zip(*hands, strict=True)]
     assert money["total"] == [sum(parts) for parts in zip(*(money[k] for k in PARTS), strict=True)]
     assert seen.riichi and seen.fives and seen.ura, seen
+
+    # The tenhou.net/6 log carries what earns chips, in its yaku: the same counts.
+    log = json.loads(export_text("tenhou6", rules, events))
+    assert chips_in_tenhou6(preset, log) == hands
 
     # Over MQTT: each hand with its chips, the game with its P, as the journal has them.
     sent = published.seen
