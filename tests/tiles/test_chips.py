@@ -7,6 +7,7 @@ Each row's expected counts are worked out by hand from the notation (tests/tiles
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from tablectl.rules.tilechips import ChipTiles, count_tiles
 from tablectl.rules.tilescoring import score_win
 from tablectl.tiles.hand import HandScore
 from tests.tiles.kit import Table
+from tests.tiles.random_hands import random_win
 from tests.tiles.tilestr import win
 
 RIICHI = {"riichi": True}
@@ -162,3 +164,24 @@ def test_jboy_a_ron_with_red_and_gold_fives_is_paid_by_the_discarder() -> None:
     t.ok(t.ron(0, 3))
     assert t.state.chips == (2, 0, 0, -2)
     assert t.replayed()["hands"][-1]["chips"] == [2, 0, 0, -2]
+
+
+@pytest.mark.parametrize("preset", ["sanma-free", "jboy", "jboy-sanma"])
+def test_random_wins_count_the_fives_and_ura_the_scorer_counts(preset: str) -> None:
+    # Seeded random wins (tests/tiles/random_hands.py: calls, kans, norths, riichi with
+    # ura and kan-ura indicators): the scorer's red, gold and ura lines count the same.
+    rules = load_rules(preset)
+    rng = random.Random(f"chips:{preset}")
+    compared = 0
+    for _ in range(150):
+        ctx = random_win(rng, rules)
+        score = score_win(rules, ctx)
+        if not isinstance(score, HandScore) or score.yakuman or ctx.renhou:
+            continue  # no yaku, or a hand whose dora the scorer does not list
+        found = count_tiles(rules, ctx)
+        lines = dict(y.rsplit(" ", 1) for y in score.yaku if y[-1].isdigit())
+        shown = (int(lines.get("red", 0)), int(lines.get("gold", 0)), int(lines.get("ura", 0)))
+        assert shown == (found.red, found.gold, found.ura + found.kan_ura), ctx
+        assert found.ippatsu == ctx.ippatsu and found.riichi == (ctx.riichi or ctx.double_riichi)
+        compared += 1
+    assert compared > 50
