@@ -342,6 +342,7 @@ class TableCore:
                             "game_id": getattr(self.recorder, "game_id", None),
                             "hand": self.state.hands_played,
                             **self.last_hand,
+                            "chips": list(effect.record.chips),  # MQTT revision 4
                             "scores": list(self.state.scores),
                         }
                     )

@@ -135,6 +135,25 @@ def _nums(value: Any, seats: int = 4) -> list[int | float] | None:
     return None if any(v is None for v in out) else out  # type: ignore[return-value]
 
 
+def _ints(value: Any, players: int) -> list[int] | None:
+    """One integer per seat (chips, P), or None."""
+    if not isinstance(value, list) or len(value) != players:
+        return None
+    out = [_int(v) for v in value]
+    return None if any(v is None for v in out) else out  # type: ignore[return-value]
+
+
+def _money(value: Any, players: int) -> dict[str, list[int]] | None:
+    """A finished game's settlement in P (``final.money``, MQTT revision 3): each seat's
+    net ``chips`` and ``total`` P; None for a preset without money or a bad one."""
+    if not isinstance(value, dict):
+        return None
+    chips, total = _ints(value.get("chips"), players), _ints(value.get("total"), players)
+    if chips is None or total is None:
+        return None
+    return {"chips": chips, "total": total}
+
+
 def _seats(value: Any, players: int) -> list[int]:
     if not isinstance(value, list):
         return []
@@ -166,6 +185,8 @@ def _hand_result(value: Any, players: int) -> dict[str, Any] | None:
         "kind": kind,
         "winners": _seats(winners, players),
         "deltas": deltas if deltas is not None and len(deltas) == players else None,
+        # Each seat's chip change (MQTT revision 4); None from a table before it.
+        "chips": _ints(value.get("chips"), players),
     }
 
 
@@ -462,6 +483,7 @@ class ParlorModel:
             "ranking": ranking,
             "reason": _text(final.get("reason"), 40) or "",
             "result": result if result is not None and len(result) == players else None,
+            "money": _money(final.get("money"), players),
             "names": names,
             "at": now,
         }

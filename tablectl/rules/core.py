@@ -275,10 +275,11 @@ def _value(state: GameState, hand: ev.Hand, *, tsumo: bool) -> HandValue | Refus
 
 def _chips(state: GameState, hand: ev.Hand, value: HandValue, discarder: int | None) -> list[int]:
     """Each seat's chip change for one winner's hand paid by ``discarder`` (None: a
-    tsumo): the chips entered with the hand and the yakuman chips of its value (a
-    yakuman entered as han is a kazoe one)."""
+    tsumo): the chips entered with the hand, or those its tiles show in a hand with
+    tiles, and the yakuman chips of its value (a yakuman entered as han is a kazoe one)."""
     money = state.rules.money
-    earned = (hand.chips or 0) + yakuman_chips(money, yakuman=value.yakuman, kazoe=not hand.yakuman)
+    counted = tiletrack.win_chips(state, hand, discarder)
+    earned = counted + yakuman_chips(money, yakuman=value.yakuman, kazoe=not hand.yakuman)
     if not earned:
         return [0] * state.players
     return list(

@@ -224,18 +224,6 @@ def _check_flags(house: HouseRules, ctx: WinContext) -> Refusal | None:
 # --- dora -----------------------------------------------------------------------------
 
 
-def _dora_kind(indicator: int, players: int) -> int:
-    """The kind an indicator makes dora (three players: 1m shows 9m)."""
-    k = kind(indicator)
-    if k < EAST:
-        if players == 3 and k == 0:
-            return 8
-        return k // 9 * 9 + (k % 9 + 1) % 9
-    if k <= NORTH:
-        return EAST + (k - EAST + 1) % 4
-    return 31 + (k - 31 + 1) % 3
-
-
 def _bonuses(house: HouseRules, setup: _Setup, ctx: WinContext) -> list[tuple[str, int]]:
     """Dora, ura dora (riichi only), red and gold fives, pulled norths and sanma-free's
     closed-kan han: what a hand with yaku adds, by display name and han."""
@@ -246,7 +234,7 @@ def _bonuses(house: HouseRules, setup: _Setup, ctx: WinContext) -> list[tuple[st
     def dora(indicators: Sequence[int]) -> int:
         total = 0
         for indicator in indicators:
-            k = _dora_kind(indicator, players)
+            k = tileshapes.dora_kind(indicator, players)
             total += counts[k] + (ctx.north_count if k == NORTH else 0)
         return total
 

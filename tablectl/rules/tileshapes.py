@@ -28,6 +28,7 @@ __all__ = [
     "NORTH",
     "complete",
     "counts",
+    "dora_kind",
     "four_tile_pairs",
     "kan_keeps_form",
     "kinds_text",
@@ -41,6 +42,20 @@ SANMA_MISSING = frozenset(range(1, 8))
 #: The first honour kind (east): runs are of the suits below it.
 HONOURS = 27
 NORTH = 30
+
+
+def dora_kind(indicator: int, players: int) -> int:
+    """The kind an indicator (tile id) makes dora: the next of its suit, wind or dragon
+    (three players: 1m shows 9m, the 2m..8m being out of the set)."""
+    k = kind(indicator)
+    if k < HONOURS:
+        if players == 3 and k == 0:
+            return 8
+        return k // 9 * 9 + (k % 9 + 1) % 9
+    if k <= NORTH:
+        return HONOURS + (k - HONOURS + 1) % 4
+    haku = NORTH + 1
+    return haku + (k - haku + 1) % 3
 
 
 def counts(tiles: Iterable[int]) -> tuple[int, ...]:

@@ -16,6 +16,7 @@ from tablectl.rules import tenpai, tilechecks, tileshapes
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import MAX_HAN
 from tablectl.rules.state import GameState
+from tablectl.rules.tilechips import ChipTiles, count_tiles
 from tablectl.rules.tiletracker import TileState, declare_riichi, start_tiles, tile_step
 from tablectl.rules.wall import WallState
 from tablectl.tiles.hand import HandScore
@@ -104,6 +105,7 @@ def check_ron(state: GameState, event: ev.Ron) -> Refusal | None:
             return Refusal("furiten", f"seat {hand.seat} may not ron {name}: {reason}")
         off = f" off seat {discarder}'s {name}" if several else ""
         bad = _check_value(state, hand, tsumo=False, discarder=discarder, off=off)
+        bad = bad or _check_chips(state, hand, discarder=discarder, off=off)
         if bad is not None:
             return bad
     return None
@@ -128,7 +130,45 @@ def check_tsumo(state: GameState, hand: ev.Hand) -> Refusal | None:
     if not tilechecks.is_complete(state.rules, st.concealed):
         drawn = "" if st.drawn is None else f" with {KIND_NAMES[kind(st.drawn)]}"
         return Refusal("not_a_win", f"seat {hand.seat}'s hand{drawn} is not complete")
-    return _check_value(state, hand, tsumo=True, discarder=None)
+    bad = _check_value(state, hand, tsumo=True, discarder=None)
+    return bad or _check_chips(state, hand, discarder=None)
+
+
+def chip_tiles(state: GameState, seat: int, discarder: int | None) -> ChipTiles | None:
+    """What earns chips in ``seat``'s win (a tsumo, or a ron off ``discarder``) by the
+    tiles; None in a hand without tiles.  The caller has checked the win."""
+    if state.tiles is None or state.wall is None:
+        return None
+    tsumo = discarder is None
+    ctx = tilechecks.win_context(state.rules, state, seat, tsumo, discarder)
+    return count_tiles(state.rules, ctx)
+
+
+def win_chips(state: GameState, hand: ev.Hand, discarder: int | None) -> int:
+    """The chips ``hand`` earns besides the yakuman chips (a tsumo, or a ron off
+    ``discarder``): in a hand with tiles those the tiles show (a table that reads its
+    tiles never has them typed), else the count entered with the hand (none: 0)."""
+    if hand.chips is not None or not state.rules.money.hand_chips:
+        return hand.chips or 0
+    found = chip_tiles(state, hand.seat, discarder)
+    return 0 if found is None else found.chips(state.rules)
+
+
+def _check_chips(
+    state: GameState, hand: ev.Hand, *, discarder: int | None, off: str = ""
+) -> Refusal | None:
+    """A chip count given with a win in a hand with tiles is the one the tiles show
+    (``chips_mismatch``); none given is counted from them."""
+    if hand.chips is None or not state.rules.money.hand_chips:
+        return None
+    found = chip_tiles(state, hand.seat, discarder)
+    if found is None or found.chips(state.rules) == hand.chips:
+        return None
+    return Refusal(
+        "chips_mismatch",
+        f"seat {hand.seat} claims {hand.chips} chips{off}; the tiles show "
+        f"{found.chips(state.rules)} ({found.text()})",
+    )
 
 
 def _value_text(han: int, fu: int | None, yakuman: int) -> str:

@@ -70,6 +70,10 @@ async def test_every_message_of_stormy_games_meets_the_contract(preset: str) -> 
     assert "alert_ack" in actions
     assert {s["link"] for s in seen["state"]} == {"up", "down"}
     assert all(h["hand"] >= 1 for h in seen["hands"])
+    # Revision 4: each hand with each seat's chips (zeros where the preset has none).
+    assert all(len(h["chips"]) == players for h in seen["hands"])
+    if not load_rules(preset).money.chip_value:
+        assert not any(any(h["chips"]) for h in seen["hands"])
 
 
 async def test_abandoned_and_finished_games_meet_the_contract() -> None:

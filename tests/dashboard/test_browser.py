@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tablectl.dashboard.auth import hash_password
-from tests.dashboard.test_model import finished_game, state
+from tests.dashboard.test_model import finished_game, money_game, state
 from tests.helpers import Broker, free_port, stop_process
 from tests.mqtt_contract import check
 
@@ -268,12 +268,12 @@ def test_the_page_shows_the_parlor_live(
     assert "OFFLINE" in _text(browser, '.card[data-table="t1"]')
     assert "Daemon offline" in _text(browser, 'li.alert[data-alert="offline-t1"]')
 
-    # Hands so far and a finished game.
-    for number, (kind, winners, deltas) in enumerate(
+    # Hands so far (the tsumo earned chips) and a finished game.
+    for number, (kind, winners, deltas, chips) in enumerate(
         [
-            ("ron", [1], [-3900, 3900, 0, 0]),
-            ("draw", [], [1500, -1500, 1500, -1500]),
-            ("tsumo", [0], [8000, -4000, -2000, -2000]),
+            ("ron", [1], [-3900, 3900, 0, 0], [0, 0, 0, 0]),
+            ("draw", [], [1500, -1500, 1500, -1500], [0, 0, 0, 0]),
+            ("tsumo", [0], [8000, -4000, -2000, -2000], [3, -1, -1, -1]),
         ],
         start=1,
     ):
@@ -286,6 +286,7 @@ def test_the_page_shows_the_parlor_live(
             "result": kind,
             "winners": winners,
             "deltas": deltas,
+            "chips": chips,
             "scores": [25000 + deltas[0], 25000 + deltas[1], 25000 + deltas[2], 25000 + deltas[3]],
         }
         tables.publish("t2", "hands", hand)
@@ -315,6 +316,19 @@ def test_the_page_shows_the_parlor_live(
         time.sleep(0.3)
         screenshot = DOCS_SCREENSHOT
     assert browser.save_screenshot(str(screenshot)), f"no screenshot saved to {screenshot}"
+
+    # A hand's chips; a game settled in P (money) beside one in points alone.
+    assert "+3 chips" in _text(browser, '#hands tr[data-hand="3"]')
+    assert "chips" not in _text(browser, '#hands tr[data-hand="1"]')
+    tables.publish("t4", "games", money_game("t4", "m0"))
+    _wait(
+        browser,
+        "the game settled in P",
+        lambda d: d.find_elements(By.CSS_SELECTOR, '#games tr[data-game="m0"]'),
+    )
+    assert " P" not in _text(browser, '#games tr[data-game="g0"]')  # no money: points alone
+    money = [_text(browser, f'#games tr[data-game="m0"] li[data-seat="{s}"]') for s in range(3)]
+    assert money[0].endswith("+3,450 P +3 chips") and money[1].endswith("-1,350 P -6 chips")
 
     # Japanese labels.
     browser.find_element(By.ID, "lang").click()

@@ -220,6 +220,49 @@ def finished_game(table: str = "t1", game_id: str = "g1") -> dict[str, Any]:
     }
 
 
+def money_game(table: str = "t1", game_id: str = "m1") -> dict[str, Any]:
+    """A finished sanma-free game with its settlement in P (MQTT revision 3)."""
+    return {
+        "table": table,
+        "game_id": game_id,
+        "rules": "sanma-free",
+        "hands": 6,
+        "final": {
+            "scores": [47150, 29450, 28400],
+            "ranking": [0, 1, 2],
+            "reason": "last_round",
+            "result": [2150, -450, -1700],
+            "money": {
+                "chips": [3, -6, 3],
+                "result": [2150, -450, -1700],
+                "uma": [1000, 0, -1000],
+                "chip_p": [300, -600, 300],
+                "fee": [-300, -300, -300],
+                "prizes": [300, 0, -300],
+                "total": [3450, -1350, -3000],
+            },
+        },
+    }
+
+
+def test_a_game_with_money_shows_each_seats_p_and_chips() -> None:
+    model = ParlorModel()
+    game = money_game()
+    check("tablectl/v1/t1/games", json.dumps({"v": 1, **game}).encode())
+    put(model, "t1", "games", game)
+    put(model, "t1", "games", finished_game(game_id="g1"))
+    by_id = {g["game_id"]: g for g in model.view("games")["games"]}
+    assert by_id["m1"]["money"] == {"chips": [3, -6, 3], "total": [3450, -1350, -3000]}
+    assert by_id["g1"]["money"] is None  # a preset without money: its points alone
+    # A settlement that is not one integer per seat is dropped, not trusted.
+    for bad in ({"chips": [1, 2], "total": [0, 0, 0]}, {"chips": [0, 0, 0]}, [1, 2, 3],
+                {"chips": [0, 0, 0], "total": [0, 0.5, 0]}):  # fmt: skip
+        odd = money_game(game_id=f"bad{len(model.games)}")
+        odd["final"]["money"] = bad
+        put(model, "t1", "games", odd)
+        assert model.games[odd["game_id"]]["money"] is None
+
+
 def test_games_are_deduplicated_by_game_id_and_bounded() -> None:
     model = ParlorModel()
     put(model, "t1", "state", state(game_id="g1"))
@@ -277,9 +320,12 @@ def test_hands_collect_per_game_without_duplicates() -> None:
     assert put(model, "t1", "hands", hand(1)) == set()
     put(model, "t1", "hands", hand(3))
     put(model, "t1", "hands", hand(2))
+    put(model, "t1", "hands", {**hand(4), "chips": [6, -2, -2, -2]})
     shown = model.view("table:t1")["table"]["hands"]
-    assert [h["hand"] for h in shown] == [1, 2, 3]
+    assert [h["hand"] for h in shown] == [1, 2, 3, 4]
     assert shown[0]["kind"] == "tsumo" and shown[0]["scores"][0] == 28000
+    # Each seat's chips (MQTT revision 4); none from a table before it.
+    assert shown[0]["chips"] is None and shown[3]["chips"] == [6, -2, -2, -2]
     put(model, "t1", "state", state(game_id="g2"))  # a new game starts: its own hands
     assert model.view("table:t1")["table"]["hands"] == []
     put(model, "t1", "hands", hand(1, "g2"))

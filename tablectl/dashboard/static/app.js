@@ -16,6 +16,7 @@ const I18N = {
     no_hands: "No hand settled yet in this game.", hand: "#", round: "Round", kind: "Result",
     winners: "Winners", scores: "Scores", time: "Finished", table: "Table", rules: "Rules",
     hands: "Hands", result: "Result", reason: "Reason", finished: "game over",
+    money: "{0} P", chips: "{0} chips",
     winds: { E: "East", S: "South", W: "West", N: "North" },
     round_name: "{0} {1}",
     kinds: {
@@ -59,6 +60,7 @@ const I18N = {
     no_hands: "この対局で精算済みの局はまだありません。", hand: "#", round: "局", kind: "結果",
     winners: "和了", scores: "点数", time: "終了", table: "卓", rules: "ルール",
     hands: "局数", result: "結果", reason: "終了理由", finished: "終局",
+    money: "{0}P", chips: "祝儀 {0}",
     winds: { E: "東", S: "南", W: "西", N: "北" },
     round_name: "{0}{1}局",
     kinds: {
@@ -369,6 +371,8 @@ function renderDetail() {
     el("td", {}, handSummary(table, hand)),
     ...Array.from({ length: players }, (_, s) => el("td", { class: "num" },
       Array.isArray(hand.deltas) && hand.deltas[s] ? signed(hand.deltas[s]) : "",
+      ...(Array.isArray(hand.chips) && hand.chips[s]
+        ? [el("br"), el("small", { class: "chips" }, t("chips", signed(hand.chips[s])))] : []),
       el("br"), el("small", {}, points((hand.scores || [])[s]))))));
   if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: players + 3 }, t("no_hands"))));
   $("hands").replaceChildren(el("thead", {}, headRow), el("tbody", {}, rows));
@@ -425,7 +429,12 @@ function renderGames() {
     const places = game.ranking.map((seat, place) => {
       const name = game.names && game.names[seat] ? game.names[seat] : `${t("seat")} ${seat}`;
       const result = game.result ? ` (${signedResult(game.result[seat])})` : "";
-      return el("li", {}, `${rankText(place + 1)} ${name} ${points(game.scores[seat])}${result}`);
+      const line = `${rankText(place + 1)} ${name} ${points(game.scores[seat])}${result}`;
+      if (!game.money) return el("li", {}, line);
+      // A parlor's game settles in P: each seat's P, and its net chips.
+      return el("li", { "data-seat": seat }, line, " ",
+        el("strong", { class: "money" }, t("money", signed(game.money.total[seat]))), " ",
+        el("small", { class: "chips" }, t("chips", signed(game.money.chips[seat]))));
     });
     return el("tr", { "data-game": game.game_id },
       el("td", {}, when), el("td", {}, game.table), el("td", {}, game.rules),
