@@ -157,6 +157,14 @@ class LedgerService:
         tls = None
         if s.broker_tls:
             tls = await asyncio.to_thread(ssl.create_default_context, cafile=s.ca_file)
+        if self._store is None:
+            try:
+                self._store = await asyncio.to_thread(self.open_store)
+            except DatabaseError as exc:
+                # Serve anyway: the status says the database is down, nothing is
+                # acknowledged, and each message tries it again.
+                self.database_up = False
+                _log.error("the ledger database failed: %s; the tables keep their games", exc)
         delay = RECONNECT_DELAY_MIN
         logged = False
         while not self._stop.is_set():
