@@ -38,7 +38,9 @@ def add_parser(sub: Any) -> None:
     def common(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--config", metavar="FILE", help="TOML file with a [ledger] section")
         parser.add_argument(
-            "--db", metavar="PATH|URL", help="SQLite file or postgresql:// URL (ledger.sqlite3)"
+            "--db",
+            metavar="PATH|URL",
+            help="SQLite file or postgresql:// URL (/var/lib/tablectl/ledger.sqlite3)",
         )
         parser.add_argument(
             "--cutoff-hour", type=int, metavar="H", help="the business day starts at H:00 (6)"

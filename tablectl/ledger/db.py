@@ -129,19 +129,20 @@ def open_database(target: str, *, create: bool = True) -> Database:
     if is_url(target):
         return _open_postgresql(target)
     path = Path(target)
-    if not create and not path.exists():
-        raise DatabaseError(f"{target}: no ledger database there")
-    if path.exists() and not path.is_file():
-        raise DatabaseError(f"{target}: not a regular file")
     try:
+        if not create and not path.exists():
+            raise DatabaseError(f"{target}: no ledger database there")
+        if path.exists() and not path.is_file():
+            raise DatabaseError(f"{target}: not a regular file")
         conn = sqlite3.connect(
             path, isolation_level=None, timeout=SQLITE_BUSY_TIMEOUT, check_same_thread=False
         )
-        conn.execute("PRAGMA journal_mode=WAL")
+        # Reading (the close) writes nothing, not even a mode, to a file that may not be ours.
+        conn.execute("PRAGMA journal_mode=WAL" if create else "PRAGMA schema_version")
         # FULL: a game acknowledged to a table is on disk; the table forgets it after.
         conn.execute("PRAGMA synchronous=FULL")
-    except sqlite3.Error as exc:
-        raise DatabaseError(f"{target}: cannot open the ledger database: {exc}") from exc
+    except (sqlite3.Error, OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise DatabaseError(f"{target!r}: cannot open the ledger database: {exc}") from None
     return Database(conn, "sqlite", target)
 
 
@@ -151,7 +152,7 @@ def _open_postgresql(url: str) -> Database:
     where = describe(url)
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT)
-    except psycopg.Error as exc:
+    except (psycopg.Error, ValueError) as exc:
         # libpq quotes the URL it could not parse, password and all.
         text = describe(_first_line(exc).replace(url, where))
         raise DatabaseError(f"{where}: cannot connect: {text}") from None

@@ -30,7 +30,8 @@ from tablectl.rules.loader import read_small_file
 
 __all__ = ["DEFAULT_DATABASE", "LedgerSettings", "SettingsError", "load_settings"]
 
-DEFAULT_DATABASE = "ledger.sqlite3"
+#: Beside the table daemon's default journal (a ledger on a table's Pi, or its own box).
+DEFAULT_DATABASE = "/var/lib/tablectl/ledger.sqlite3"
 DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
 DEFAULT_PREFIX = "tablectl"
 #: A parlor open until the small hours closes its day at 06:00 by default.
@@ -111,6 +112,8 @@ def _read_file(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise SettingsError(f"{path}: not a TOML file: {exc}") from None
+    except ValueError as exc:  # read_small_file: missing, not a regular file, too big
+        raise SettingsError(f"{path}: {exc}") from None
     section = raw.get("ledger", {})
     if not isinstance(section, dict):
         raise SettingsError(f"{path}: [ledger] must be a table")
