@@ -310,6 +310,8 @@ class TablePublisher:
         ``run()``; after ``close()`` the ``publish_*`` methods drop what they get.
         """
         self._requests.close()
+        if self._ledger is not None:
+            self._ledger.check()  # a game committed since the last look goes with the flush
         await self._link.close()
         if self._ledger is not None:
             self._ledger.close()
