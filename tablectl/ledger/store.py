@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +68,9 @@ SCHEMA = (
 STATES = ("finished", "reopened", "abandoned")
 #: Longest text accepted in an id, a name or a preset (a table cannot send megabytes).
 MAX_TEXT = 200
+#: Largest message accepted: a game's record is about 1 KiB.
+MAX_PAYLOAD = 64 * 1024
+_TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class MessageError(ValueError):
@@ -181,6 +185,10 @@ def _seats(table: str, names: Any, final: dict[str, Any]) -> tuple[SeatRow, ...]
 def parse_message(table: str, payload: bytes) -> GameMessage:
     """The message a table sent on ``<prefix>/v1/<table>/ledger``, checked; raises
     :class:`MessageError` naming the first problem."""
+    if not _TABLE_ID.match(table):
+        raise MessageError("the topic's table id is not 1 to 64 letters, digits, '_' or '-'")
+    if len(payload) > MAX_PAYLOAD:
+        raise MessageError(f"{len(payload)} bytes; a game's message is at most {MAX_PAYLOAD}")
     try:
         data = json.loads(payload)
     except (ValueError, RecursionError):

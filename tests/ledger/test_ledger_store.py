@@ -223,6 +223,19 @@ def test_a_malformed_message_is_refused_naming_the_problem(payload: bytes, why: 
         parse_message("t1", payload)
 
 
+@pytest.mark.parametrize(
+    ("table", "payload", "why"),
+    [
+        ("t" * 65, message("g1", table="t" * 65), "table id"),
+        ("t 1", message("g1", table="t 1"), "table id"),
+        ("t1", message("g1", seats=["x" * 30000] * 4), "at most 65536"),
+    ],
+)
+def test_an_odd_topic_or_a_huge_message_is_refused(table: str, payload: bytes, why: str) -> None:
+    with pytest.raises(MessageError, match=why):
+        parse_message(table, payload)
+
+
 def test_a_newer_schema_is_refused(database: str) -> None:
     store = LedgerStore(open_database(database))
     store.setup()
