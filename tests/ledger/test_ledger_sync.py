@@ -6,8 +6,9 @@ the journal through the rules core (random legal events, as the journal tests pl
 The ledger is the real service (:class:`~tablectl.ledger.service.LedgerService`) on
 SQLite or on PostgreSQL. The ledger stopped while three games finish on two tables, then
 started: all three arrive, once each; the broker restarted mid-game: the same; an undo or
-an abandon after a game reached the ledger updates it there; the night's close equals
-the sum of ``tablectl records`` of the tables.
+an abandon after a game reached the ledger updates it there; a ledger whose database is
+down acknowledges nothing, and the next one gets the game at once; the night's close
+equals the sum of ``tablectl records`` of the tables.
 """
 
 from __future__ import annotations
@@ -374,3 +375,24 @@ def run_cli(argv: list[str]) -> tuple[int, str]:
     with contextlib.redirect_stdout(out):
         code = cli_main(argv)
     return code, out.getvalue()
+
+
+async def test_a_ledger_whose_database_is_down_leaves_the_games_with_the_tables(
+    mosquitto: Broker, tmp_path: Path
+) -> None:
+    folder = tmp_path / "not-yet"
+    ledger = Ledger(str(folder / "ledger.sqlite3"), mosquitto.port)
+    async with Watcher(mosquitto.port) as watcher, tables(tmp_path, mosquitto.port) as (t1, _t2):
+        await ledger.start()
+        game = t1.game(6)
+        await until(lambda: len(watcher.sent) == 1)
+        await asyncio.sleep(0.3)
+        assert watcher.acks == [] and t1.pending() == [(game, 1)]
+        assert watcher.statuses[-1]["database"] == "down"
+        await ledger.stop()
+        folder.mkdir()
+        # Another instance comes online: the table sends again at once, not a minute later.
+        await ledger.start()
+        await until(lambda: not t1.pending())
+        await ledger.stop()
+    assert ledger.games() == [("t1", game, 1, "finished")]
