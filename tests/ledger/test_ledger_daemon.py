@@ -93,4 +93,13 @@ async def test_a_game_the_daemon_finishes_reaches_the_ledger_once(
         (name, 1, record["ranks"][seat], record["scores"][seat], record["result"][seat])
         for seat, name in enumerate(record["seats"])
     ]
-    assert night["tables"] == [{"table": "t3", "games": 1, "fees": night["tables"][0]["fees"]}]
+    # Money is in the close exactly as the record holds it (sanma-free settles in P): the
+    # record's final.money per seat, or nothing where the record has none.
+    money = json.loads(final).get("money")
+    fees = None if money is None else -sum(money["fee"])
+    assert night["tables"] == [{"table": "t3", "games": 1, "fees": fees}]
+    assert [(p["chips"], p["fees"], p["p"]) for p in night["players"]] == [
+        (None, None, None) if money is None
+        else (money["chips"][seat], -money["fee"][seat], money["total"][seat])
+        for seat in range(3)
+    ]  # fmt: skip
