@@ -95,6 +95,8 @@ EXIT_MORE: dict[tuple[str, ...], frozenset[int]] = {
     ("tablectl", "ctl"): frozenset({1}),  # the daemon refused
     ("tablectl", "bringup"): frozenset({1}),  # a check failed / no table answered
     ("tablectl", "dashboard"): frozenset({78}),  # the extra is not installed
+    # no ledger database there / the database or its extra is unusable
+    ("tablectl", "ledger"): frozenset({1, 78}),
     ("conformance",): frozenset({1, 3}),  # a check failed / nothing checked
     ("hw_sim", "send"): frozenset({1}),  # the request was refused
     ("hw_sim", "serve"): frozenset({1}),  # a scenario failed
@@ -105,6 +107,7 @@ SERVING = {
     ("tablectl", "run"),
     ("tablectl", "demo"),
     ("tablectl", "dashboard"),
+    ("tablectl", "ledger", "run"),
     ("tablectl", "bringup"),
     ("tablectl", "ctl"),
     ("hw_sim", "serve"),
@@ -350,6 +353,9 @@ def valid_value(dest: str, rng: random.Random) -> str | None:
         "control": ["0", "-1"],
         "fault_seed": ["1", "-1"],
         "config": ["conf/{cfg}", "missing.toml"],
+        "db": ["out/ledger.sqlite3", "folder", "missing/l.sqlite3", "postgresql://u@127.0.0.1:1/d"],
+        "day": ["2026-11-26", "2026-02-30", "tonight"],
+        "cutoff_hour": ["6", "24", "-1"],
     }
     values = choices.get(dest)
     return None if values is None else rng.choice(values)
@@ -579,7 +585,7 @@ def make_job(
         if action.nargs != 0:
             value = _value(action, rng, hostile)
             words.append(value)
-            if action.dest in ("journal", "output", "report"):
+            if action.dest in ("journal", "output", "report", "db"):
                 named.append(value)
     for action in positionals:
         if action.nargs == "?" and rng.random() < 0.4:

@@ -18,6 +18,7 @@ from tablectl import stopping
 from tablectl.config import DEFAULT_JOURNAL, ConfigError, load_config
 from tablectl.journal import Journal, JournalError, export_game
 from tablectl.jsonlines import bounded_lines
+from tablectl.ledger.cli import add_parser as add_ledger_parser
 from tablectl.records import format_table, list_records, to_csv, to_json
 from tablectl.replay import ReplayFileError, replay
 from tablectl.rules.loader import (
@@ -475,6 +476,14 @@ def _dashboard(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@command("ledger")
+def _ledger(args: argparse.Namespace) -> int:
+    """The parlor's ledger: ``run`` the service, ``close`` a business day."""
+    from tablectl.ledger.cli import main as ledger_main
+
+    return ledger_main(args)
+
+
 @command("dashboard-password")
 def _dashboard_password(args: argparse.Namespace) -> int:
     """Print the config line for a dashboard password read from the terminal or stdin."""
@@ -701,6 +710,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_dash.add_argument("--prefix", help="the tables' topic prefix (default tablectl)")
     p_dash.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p_dash.set_defaults(handler="dashboard")
+
+    add_ledger_parser(sub)
 
     p_dpw = sub.add_parser(
         "dashboard-password", help="print the [dashboard] hash line for a password (stdin)"

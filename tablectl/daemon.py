@@ -328,6 +328,7 @@ class Daemon:
                 )
 
             publisher = TablePublisher(config.mqtt, config.table_id, rules.players)
+            publisher.attach_ledger(journal)
             anonymous = config.mqtt.username is None and config.mqtt.certfile is None
             trusting = config.mqtt.command_mode == "broker-acl" and anonymous
             log.log(logging.WARNING if trusting else logging.INFO, "[%s] %s",

@@ -47,6 +47,7 @@ from tablectl.journal_file import (
     check_writable,
     preallocate_wal,
 )
+from tablectl.journal_ledger import acknowledge
 from tablectl.journal_reader import GameReader
 from tablectl.journal_rows import (
     MAX_ROW,
@@ -276,6 +277,14 @@ class Journal:
         ``game_id`` is the game it happened in (None between games). Durable on return,
         or with the batch it is written in."""
         self._writer.note(game_id, now, seat, kind, detail)
+
+    # --- the parlor's ledger: journal_ledger ---------------------------------------
+
+    def ledger_acknowledge(self, game_id: str, revision: int) -> bool:
+        """The ledger holds ``game_id`` at ``revision``; True if that took it off the
+        pending list (see :func:`tablectl.journal_ledger.acknowledge`)."""
+        with self._commit.write() as conn:
+            return acknowledge(conn, game_id, revision)
 
     # --- reading: GameReader ------------------------------------------------------
 

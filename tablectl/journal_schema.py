@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tablectl.journal_file import JournalError, JournalNotReady
+from tablectl.journal_ledger import LEDGER_OUTBOX, LEDGER_PENDING_INDEX
 
 __all__ = ["APPLICATION_ID", "MIGRATIONS", "prepare", "schema_version"]
 
@@ -90,6 +91,13 @@ def _schema_v3(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX notes_game ON notes (game_id)")
 
 
+def _schema_v4(conn: sqlite3.Connection) -> None:
+    """Version 4: the games the parlor's ledger has not acknowledged yet (see
+    :mod:`tablectl.journal_ledger`)."""
+    conn.execute(LEDGER_OUTBOX)
+    conn.execute(LEDGER_PENDING_INDEX)
+
+
 #: Schema upgrades: ``MIGRATIONS[n]`` turns a version ``n - 1`` file into version ``n``.
 #: Each runs in its own transaction together with the ``user_version`` bump, so a crash
 #: mid-upgrade leaves the previous version intact.  Add a new entry; never edit an old one.
@@ -97,6 +105,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: _schema_v1,
     2: _schema_v2,
     3: _schema_v3,
+    4: _schema_v4,
 }
 
 

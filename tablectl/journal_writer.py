@@ -20,6 +20,7 @@ from typing import Any
 
 from tablectl.journal_commit import GroupCommit
 from tablectl.journal_file import JournalError
+from tablectl.journal_ledger import STATE_ABANDONED, STATE_FINISHED, STATE_REOPENED, mark
 from tablectl.journal_rows import (
     STATUS_FINISHED,
     STATUS_PLAYING,
@@ -172,6 +173,7 @@ class GameWriter:
                     (game_id,),
                 )
                 conn.execute("DELETE FROM records WHERE game_id = ?", (game_id,))
+                mark(conn, game_id, STATE_REOPENED, now)
                 status = STATUS_PLAYING
             if status != STATUS_PLAYING:
                 raise JournalError(f"{self._path}: game {game_id} is {status}; no more events")
@@ -212,6 +214,7 @@ class GameWriter:
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (game_id, table_id, rules, seats_json, started_at, now, json.dumps(clean)),
         )
+        mark(conn, game_id, STATE_FINISHED, now)
 
     def finish_game(self, game_id: str, final_dict: dict[str, Any], now: float) -> None:
         """Mark the game finished and write its record (``final_dict`` is
@@ -237,6 +240,7 @@ class GameWriter:
                 "UPDATE games SET status = 'abandoned', ended_at = ? WHERE game_id = ?",
                 (now, game_id),
             )
+            mark(conn, game_id, STATE_ABANDONED, now)
         log.info("game %s abandoned", game_id)
 
     def note(

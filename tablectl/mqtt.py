@@ -17,7 +17,9 @@ The publisher is composed of one object per job, each in its own module:
   of the table's retained topics;
 * :class:`~tablectl.mqtt_link.BrokerLink`: the connection, its backoff and shutdown;
 * :class:`~tablectl.mqtt_requests.StaffRequests`: staff requests from the parlor
-  (signatures, refusals), checked before the daemon sees them.
+  (signatures, refusals), checked before the daemon sees them;
+* :class:`~tablectl.mqtt_ledger.LedgerSync` (with :meth:`TablePublisher.attach_ledger`):
+  the journal's finished games sent to the parlor's ledger until it acknowledges them.
 
 Topics and payloads are documented in ``docs/mqtt.md``.
 """
@@ -30,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tablectl.journal import Journal
+from tablectl.mqtt_ledger import LedgerSync
 from tablectl.mqtt_link import BrokerLink
 from tablectl.mqtt_outbox import Kind, Message, Outbox
 from tablectl.mqtt_requests import REQUESTS_OFF, STAFF_COMMANDS, StaffRequests
@@ -125,6 +129,7 @@ class TablePublisher:
             table=table_id,
         )
         self._link = BrokerLink(settings, topics, self._outbox, self._incoming, log)
+        self._ledger: LedgerSync | None = None
 
     # ------------------------------------------------------------------ topics
 
@@ -183,12 +188,30 @@ class TablePublisher:
     def on_staff_refusals_counted(self, callback: Callable[[dict[str, int]], None] | None) -> None:
         self._requests.on_refusals_counted = callback
 
+    # ------------------------------------------------------------ the ledger
+
+    def attach_ledger(self, journal: Journal) -> LedgerSync:
+        """Send the finished games in ``journal``'s outbox to the parlor's ledger until it
+        acknowledges them (docs/ledger.md). Call it before :meth:`run`."""
+        topics = self._topics
+        sync = LedgerSync(journal, topics.ledger, self._outbox, self._log, self._table)
+        self._ledger = sync
+        self._link.subscriptions = [topics.ledger_ack, topics.ledger_status]
+        self._link.session_task = sync.session
+        return sync
+
     def _incoming(self, topic: str, payload: bytes) -> None:
-        """A message from the broker: a staff request, or one on a guarded topic."""
+        """A message from the broker: a staff request, the ledger's, or one on a guarded
+        topic."""
+        topics, ledger = self._topics, self._ledger
         if topic == self.staff_ack_topic:
             self._requests.ack(payload)
         elif topic == self.staff_command_topic:
             self._requests.command(payload)
+        elif ledger is not None and topic == topics.ledger_ack:
+            ledger.on_ack(payload)
+        elif ledger is not None and topic == topics.ledger_status:
+            ledger.on_status(payload)
         else:
             self._outbox.check_retained(topic, payload)
 
@@ -223,6 +246,8 @@ class TablePublisher:
         payload = self._encode_or_drop(result, "game")
         if payload is not None:
             self._outbox.enqueue(Message(self.games_topic, payload, 1, False, Kind.GAME))
+        if self._ledger is not None:
+            self._ledger.poke()  # the game's end is in the journal's ledger outbox
 
     def publish_hand(self, hand: dict[str, Any]) -> None:
         """Queue a settled hand (not retained, qos 1, kept like a game: a parlor's list of
@@ -285,4 +310,8 @@ class TablePublisher:
         ``run()``; after ``close()`` the ``publish_*`` methods drop what they get.
         """
         self._requests.close()
+        if self._ledger is not None:
+            self._ledger.check()  # a game committed since the last look goes with the flush
         await self._link.close()
+        if self._ledger is not None:
+            self._ledger.close()

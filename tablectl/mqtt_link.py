@@ -17,7 +17,7 @@ import logging
 import random
 import socket
 import ssl
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from aiomqtt import Client, MqttError, Will
 from aiomqtt.exceptions import MqttConnectError  # not re-exported by aiomqtt 2.x
@@ -91,6 +91,11 @@ class BrokerLink:
         self.reconnects = 0
         #: Connection attempts or sessions that ended in an error.
         self.connect_failures = 0
+        #: More topics to subscribe to in every session (the ledger's acknowledgements).
+        self.subscriptions: list[str] = []
+        #: Run beside the pump in every session once the table is announced, cancelled
+        #: when the session ends (the ledger's resends).
+        self.session_task: Callable[[], Awaitable[None]] | None = None
 
     @property
     def closing(self) -> bool:
@@ -296,9 +301,31 @@ class BrokerLink:
         # Guard them: on a broker without ACLs anyone may overwrite a retained topic.
         await client.subscribe([(topic, 1) for topic in topics.guarded(announced)])
         await client.subscribe([(topics.staff_ack, 1), (topics.staff_command, 1)])
+        if self.subscriptions:
+            await client.subscribe([(topic, 1) for topic in self.subscriptions])
         outbox.resend_retained()
         # Only now: "connected" promises that the table is announced on the broker.
         self.connected = True
+        if self.session_task is not None:
+            session = asyncio.create_task(self._session(self.session_task))
+            try:
+                await self._drain(client)
+            finally:
+                session.cancel()
+                await asyncio.wait({session})
+        else:
+            await self._drain(client)
+
+    async def _session(self, task: Callable[[], Awaitable[None]]) -> None:
+        """The session task; its failure is logged, not the end of the session."""
+        try:
+            await task()
+        except Exception:
+            self._log.exception("[%s] MQTT session task failed", self._table)
+
+    async def _drain(self, client: Client) -> None:
+        """Send what is queued until closing, then say offline."""
+        outbox, topics = self._outbox, self._topics
         while True:
             message = outbox.take()
             if message is None:

@@ -23,6 +23,7 @@ __all__ = [
     "ONLINE",
     "TableTopics",
     "encode",
+    "ledger_status_topic",
     "versioned",
 ]
 
@@ -49,6 +50,12 @@ def versioned(value: dict[str, Any]) -> bytes:
 
     Raises TypeError or ValueError when ``value`` is not JSON-serialisable."""
     return encode({"v": CONTRACT_VERSION, **value})
+
+
+def ledger_status_topic(topic_prefix: str) -> str:
+    """The parlor ledger's status topic (retained ``online``/``offline``): outside the
+    tables' ``<prefix>/v1/<table>`` levels, so no table id can clash with it."""
+    return f"{topic_prefix}/ledger/v{CONTRACT_VERSION}/status"
 
 
 class TableTopics:
@@ -81,6 +88,10 @@ class TableTopics:
         self.staff_ack = f"{base}/staff/ack"
         #: Where the parlor's dashboard asks for game control (undo, a new game).
         self.staff_command = f"{base}/staff/command"
+        #: The table's finished games for the parlor's ledger, and its acknowledgements.
+        self.ledger = f"{base}/ledger"
+        self.ledger_ack = f"{base}/ledger/ack"
+        self.ledger_status = ledger_status_topic(settings.topic_prefix)
 
     def seat_score(self, seat: int) -> str:
         """The retained topic holding ``seat``'s score (seats count from 0, the first dealer)."""

@@ -21,6 +21,8 @@ _LEAVES = {
     "availability": "availability.schema.json",
     "staff/ack": "staff-ack.schema.json",
     "staff/command": "staff-command.schema.json",
+    "ledger": "ledger.schema.json",
+    "ledger/ack": "ledger-ack.schema.json",
 }
 _SEAT_SCORE = re.compile(r"^seat/[0-3]/score$")
 _TOPIC = re.compile(r"^(?P<prefix>.+)/v1/(?P<table>[A-Za-z0-9_-]+)/(?P<leaf>.+)$")

@@ -110,6 +110,13 @@ CASES: list[tuple[str, list[str], int]] = [
     ("dashboard-password", ["dashboard-password"], 2),
     ("dashboard-password", ["dashboard-password", "--bogus"], 2),
     ("mqtt-secret", ["mqtt-secret", "--bogus"], 2),
+    ("ledger", ["ledger", "close", "--day", "tonight", "--db", "{dir}/l.sqlite3"], 2),
+    ("ledger", ["ledger", "close", "--day", "2026-11-26", "--db", "{dir}/missing.sqlite3"], 1),
+    ("ledger", ["ledger", "close", "--day", "2026-11-26", "--db", "{garbage}"], 1),
+    ("ledger", ["ledger", "close", "--day", "2026-11-26", "--cutoff-hour", "24"], 2),
+    ("ledger", ["ledger", "run", "--config", "{deep}"], 2),
+    ("ledger", ["ledger", "run", "--db", "postgresql://ledger:pw@127.0.0.1:1/x"], 78),
+    ("ledger", ["ledger", "run", "--db", "{dir}/missing/l.sqlite3"], 78),
 ]
 
 

@@ -25,6 +25,7 @@ import pytest
 from tablectl.cli import EXIT_CONFIG, build_parser
 from tablectl.config import ConfigError, DaemonConfig, load_config
 from tablectl.mqtt import TablePublisher
+from tablectl.mqtt_topics import TableTopics
 from tests.helpers import find_executable, free_port, stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,7 +221,7 @@ def test_the_udev_rule_has_the_fields_the_docs_name() -> None:
 
 # -- the broker: Mosquitto with the snippet and the ACL ---------------------------------
 
-BROKER_PASSWORDS = {"table-07": "t7-secret", "dashboard": "dash-secret"}
+BROKER_PASSWORDS = {"table-07": "t7-secret", "dashboard": "dash-secret", "ledger": "l-secret"}
 # The snippet's values that name the Pi's files or port; the test's stand-ins replace
 # them, every other line is used as it is.
 REPLACED = ("listener", "certfile", "keyfile", "password_file", "acl_file")
@@ -378,6 +379,30 @@ async def test_the_acl_confines_each_login(parlor_broker: ParlorBroker) -> None:
         await dash.publish(table.staff_ack_topic, end, qos=1)
         seen = await _until(me, table.staff_ack_topic, end)
         assert set(seen) == set(staff)
+
+
+async def test_the_acl_lets_a_table_and_the_ledger_exchange_games_only(
+    parlor_broker: ParlorBroker,
+) -> None:
+    config = _config()
+    assert config.mqtt is not None
+    topics = TableTopics(config.mqtt, config.table_id, config.house_rules.players)
+    other = topics.ledger.replace(config.table_id, "table-08")
+    end = b"end"
+    async with parlor_broker.client("ledger") as ledger, parlor_broker.client("table-07") as me:
+        await ledger.subscribe([("tablectl/#", 1)])
+        await me.subscribe([(topics.ledger_ack, 1), (topics.ledger_status, 1)])
+        # The table sends its games, not another table's, and no acknowledgement.
+        for topic in (topics.ledger, other, topics.ledger_ack, topics.ledger_status):
+            await me.publish(topic, b"from the table", qos=1)
+        await me.publish(topics.ledger, end, qos=1)
+        assert set(await _until(ledger, topics.ledger, end)) == {topics.ledger}
+        # The ledger acknowledges and says it is online; it writes nothing else.
+        for topic in (topics.ledger_ack, topics.ledger_status, topics.ledger, topics.state):
+            await ledger.publish(topic, b"from the ledger", qos=1)
+        await ledger.publish(topics.ledger_ack, end, qos=1)
+        seen = await _until(me, topics.ledger_ack, end)
+        assert set(seen) == {topics.ledger_ack, topics.ledger_status}
 
 
 # -- docs/pi.md shows the files from deploy/ --------------------------------------------

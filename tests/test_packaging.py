@@ -34,6 +34,7 @@ EXTRA_IMPORTERS = {
         "tablectl/dashboard/server.py",
         "tablectl/dashboard/guard.py",
     },
+    "postgres": {"tablectl/ledger/db.py", "tablectl/ledger/cli.py"},
 }
 
 # What the source copy leaves out: the .gitignore'd outputs and the developer's venv, so the
@@ -112,11 +113,32 @@ def test_every_import_is_a_dependency_or_a_named_extra() -> None:
         )
 
 
-def test_only_the_dashboard_is_an_extra() -> None:
+def test_only_the_dashboard_and_postgres_are_extras() -> None:
     extras = _project()["optional-dependencies"]
     assert isinstance(extras, dict)
-    assert set(extras) == {"dev", "dashboard"}
+    assert set(extras) == {"dev", "dashboard", "postgres"}
     assert _names(extras["dashboard"]) == {"aiohttp"}
+    assert _names(extras["postgres"]) == {"psycopg"}
+
+
+def test_ledger_on_postgresql_without_its_extra_says_so_in_one_line() -> None:
+    code = (
+        "import sys; sys.modules['psycopg'] = None; from tablectl.cli import main; "
+        "sys.exit(main(['ledger', 'close', '--day', '2026-11-26', '--db', 'postgresql://u@h/d']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 78
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "pip install 'tablectl[postgres]'" in lines[0]
 
 
 def test_dashboard_without_its_extra_says_so_in_one_line() -> None:
