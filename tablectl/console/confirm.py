@@ -4,8 +4,6 @@ dealer's ROLL? that starts the next hand.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from firmware_bridge import messages as m
 from tablectl.console.core import TableCore
 from tablectl.console.entry import EntryFlow
@@ -13,8 +11,10 @@ from tablectl.console.hand import HandFlow
 from tablectl.console.model import Pending, PendingKind, WinEntry, fit, signed
 from tablectl.console.prompts import Prompt
 from tablectl.console.trays import Trays
+from tablectl.console.wins import has_chips, win_line
 from tablectl.phases import CORRECTABLE
 from tablectl.rules import events as ev
+from tablectl.rules.state import HandRecord
 
 
 class ConfirmFlow:
@@ -30,14 +30,18 @@ class ConfirmFlow:
         self.trays = trays
         self.entry = entry
 
-    def hand_settled(self, deltas: Sequence[int]) -> None:
+    def hand_settled(self, record: HandRecord) -> None:
         """A hand was settled (a rules core effect): every seat confirms what it pays or
         receives in the settlement the hand's end leads to."""
         core = self.core
+        pending = core.pending
+        entries = {}
+        if pending is not None and pending.kind in (PendingKind.TSUMO, PendingKind.RON):
+            entries = pending.entries  # the win entry just submitted: its values
         core.pending = Pending(kind=PendingKind.CONFIRM, seats=list(range(core.players)))
         prompt = Prompt.GAME_OVER if core.state.finished else Prompt.CONFIRM
         for seat in range(core.players):
-            message = fit(f"{signed(deltas[seat])} = {core.state.scores[seat]}")
+            message = self.settled_line(seat, record, entries.get(seat))
             core.open(seat, prompt, message=message, entering="hand_over")
         if core.state.finished:
             self.show_final()
@@ -45,13 +49,34 @@ class ConfirmFlow:
         self.trays.override = False
         self.trays.compare()
 
+    def settled_line(self, seat: int, record: HandRecord, entry: WinEntry | None) -> str:
+        """Line 2 of ``seat``'s ``CONFIRM``: what it pays or receives and its score
+        (``-3900 = 21100``). On a preset with chips a winner's line is its win with the
+        chips it earned (``3 HAN 40 FU 5200 +3``) and a seat that pays chips says how
+        many after its score (``-5200 = 24800 -3``)."""
+        rules = self.core.rules
+        delta = record.deltas[seat]
+        text = f"{signed(delta)} = {self.core.state.scores[seat]}"
+        if not has_chips(rules.money):
+            return fit(text)
+        chips = record.chips[seat] if record.chips else 0
+        winners = record.detail.get("winners", ()) if record.result in ("ron", "tsumo") else ()
+        if entry is not None and seat in winners:
+            fu_counts = rules.scoring.table == "standard"
+            return win_line(entry, delta, chips, fu_counts=fu_counts)
+        return fit(f"{text} {chips:+d}" if chips else text)
+
     def show_final(self) -> None:
-        """Each seat's rank and final score on its second line."""
+        """Each seat's rank and final score on its second line, and its P where the
+        preset settles in P (``#1 41200 +2350P``)."""
         final = self.core.state.final
         assert final is not None
         for seat, console in enumerate(self.core.consoles):
             rank = final.ranking.index(seat) + 1
-            console.message = fit(f"#{rank} {final.scores[seat]}")
+            text = f"#{rank} {final.scores[seat]}"
+            if final.money is not None:
+                text += f" {final.money.total[seat]:+d}P"
+            console.message = fit(text)
 
     async def roll_prompt(self, seat: int, key: m.Key) -> None:
         """``ROLL?``: OK rolls the dice (held while the trays differ)."""

@@ -13,7 +13,7 @@ from tablectl.console.layouts import WallLayouts
 from tablectl.console.model import fit, signed
 from tablectl.console.prompts import Prompt
 from tablectl.console.trays import Trays
-from tablectl.console.wins import WinScoring
+from tablectl.console.wins import WinScoring, has_chips
 from tablectl.rules.conditions import tsumo_split
 from tablectl.rules.ending import ranking
 
@@ -91,6 +91,8 @@ class Displays:
         clock = self.core.clock_text()
         if not message and clock is not None:
             message = f"TIME {clock}"  # the game clock, where the preset has one
+        elif not message and has_chips(self.core.rules.money) and state.chips:
+            message = f"CHIPS {state.chips[seat]:+d}"  # the seat's net chips so far
         return fit(f"{wind} {score}{tag}"), fit(message)
 
     def condition_lines(self, seat: int) -> tuple[str, str]:
