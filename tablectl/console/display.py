@@ -63,8 +63,10 @@ class Displays:
             return self.wins.score_lines(seat)
         if console.prompt:
             typed = "*" * len(console.typed) if console.prompt == Prompt.PIN else console.typed
-            if seat in self.trays.mismatch and not typed:
-                # Sticks move while CONFIRM shows: the mismatch must stay in sight.
+            settling = console.prompt in (Prompt.CONFIRM, Prompt.GAME_OVER)
+            if seat in self.trays.mismatch and (not typed or settling):
+                # Sticks move while CONFIRM shows: the mismatch must stay in sight (over
+                # a winner's value, which is only there to be read).
                 typed = f"!TRAY {self.trays.mismatch[seat]}"
             line1 = f"{console.prompt} {typed}".rstrip()
             return fit(line1), fit(console.message.replace("\n", " "))

@@ -55,17 +55,13 @@ def has_chips(money: MoneyOptions) -> bool:
     return money.chip_value > 0 and (money.hand_chips or money.yakuman_chips > 0)
 
 
-def win_line(entry: WinEntry, received: int, chips: int, *, fu_counts: bool = True) -> str:
-    """A winner's line once the hand is settled, on a preset with chips: the value, what
-    the winner receives and the chips it earned, ``3 HAN 40 FU 5200 +3``
-    (``4HAN 30FU 12300 +23`` where the whole does not fit)."""
-    value = (
-        "RON" if entry.each else value_text(entry.han, entry.fu, entry.yakuman, fu_counts=fu_counts)
-    )
-    text = f"{value} {received} {chips:+d}"
-    if len(text) > LINE:
-        text = text.replace(" HAN ", "HAN ").replace(" FU ", "FU ")
-    return fit(text)
+def win_value(entry: WinEntry, *, fu_counts: bool = True) -> str:
+    """A winner's value once the hand is settled, for line 1 of its ``CONFIRM`` on a
+    preset with chips: ``3 HAN 40 FU``, ``YAKUMAN x2``, kantan's ``RON x2``; at most 12
+    characters (two-digit han drop the fu, fu have three digits at most)."""
+    if entry.each:
+        return f"RON x{len(entry.each)}"
+    return value_text(entry.han, entry.fu, entry.yakuman, fu_counts=fu_counts)
 
 
 def yaku_pages(yaku: Sequence[str]) -> list[str]:

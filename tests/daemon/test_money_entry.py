@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 from firmware_bridge import messages as m
-from tablectl.console.model import WinEntry
+from tablectl.console.model import LINE, WinEntry
 from tablectl.console.prompts import Prompt
-from tablectl.console.wins import win_line
+from tablectl.console.wins import win_value
 from tests.daemon.test_table import Rig
 
 K = m.Key
@@ -44,7 +44,7 @@ async def test_a_riichi_winner_enters_chips_the_discarder_pays_them() -> None:
     last = rig.table.core.last_hand
     assert last is not None
     won, paid = last["deltas"][1], last["deltas"][2]  # the riichi stick back with the win
-    assert rig.lines(1) == ("CONFIRM", f"3 HAN {won} +2")
+    assert rig.lines(1) == ("CONFIRM 3 HAN", f"+{won} = {rig.state.scores[1]} +2")
     assert rig.lines(2) == ("CONFIRM", f"{paid} = {rig.state.scores[2]} -2")
     assert rig.lines(0) == ("CONFIRM", f"0 = {rig.state.scores[0]}")
     await rig.confirm_all()
@@ -61,7 +61,7 @@ async def test_ok_with_nothing_typed_is_no_chips() -> None:
     await rig.key(1, K.OK)
     assert rig.table.phase == "table_settlement"
     assert rig.state.chips == (0, 0, 0)
-    assert rig.lines(1)[1].startswith("1 HAN ") and rig.lines(1)[1].endswith(" +0")
+    assert rig.lines(1)[0] == "CONFIRM 1 HAN" and rig.lines(1)[1].endswith(" +0")
 
 
 async def test_an_absurd_chip_count_is_refused_and_changes_nothing() -> None:
@@ -175,9 +175,33 @@ async def test_a_restart_at_chips_keeps_what_was_entered() -> None:
     assert again.state.chips == (0, 4, -4)
 
 
-def test_the_winner_line_fits_the_display() -> None:
-    entry = WinEntry(seat=0, han=3, fu=40)
-    assert win_line(entry, 5200, 3) == "3 HAN 40 FU 5200 +3"
-    assert win_line(WinEntry(seat=0, han=4, fu=30), 12300, 23) == "4HAN 30FU 12300 +23"
-    assert win_line(WinEntry(seat=0, yakuman=2), 96000, 10) == "YAKUMAN x2 96000 +10"
-    assert Prompt("CHIPS?") is Prompt.CHIPS
+async def test_the_winner_line_shows_han_and_fu_and_the_total_stays_on_line_2() -> None:
+    rig = Rig("jboy")
+    await rig.up()
+    await rig.start_hand()
+    await rig.key(2, K.RON)
+    await rig.key(1, K.CANCEL)
+    await rig.key(3, K.CANCEL)
+    await rig.type(2, "4")
+    await rig.key(2, K.OK)
+    await rig.type(2, "110")
+    await rig.key(2, K.OK, K.DIGIT_3, K.OK)
+    assert rig.lines(2) == ("CONFIRM 4 HAN 110 FU", f"+8000 = {rig.state.scores[2]} +3")
+    await rig.send(m.TrayTotals(totals=(25000,) * 4))  # the winner's sticks not moved yet
+    assert rig.lines(2)[0] == "CONFIRM !TRAY 25000"
+    await rig.send(m.TrayTotals(totals=rig.state.scores))
+    assert rig.lines(2)[0] == "CONFIRM 4 HAN 110 FU"
+    await rig.confirm_all()
+    assert rig.lines(2) == (f"S {rig.state.scores[2]}", "CHIPS +3")  # seat 1 deals now
+
+
+def test_a_winner_value_fits_after_the_prompt() -> None:
+    values = [
+        win_value(WinEntry(seat=0, han=3, fu=40)),
+        win_value(WinEntry(seat=0, han=4, fu=110)),
+        win_value(WinEntry(seat=0, han=12, fu=40)),
+        win_value(WinEntry(seat=0, yakuman=2)),
+        win_value(WinEntry(seat=0, han=2, fu=30), fu_counts=False),
+    ]
+    assert values == ["3 HAN 40 FU", "4 HAN 110 FU", "12 HAN", "YAKUMAN x2", "2 HAN"]
+    assert all(len(f"{Prompt.CONFIRM} {v}") <= LINE for v in values)
