@@ -93,6 +93,10 @@ class Displays:
         clock = self.core.clock_text()
         if not message and clock is not None:
             message = f"TIME {clock}"  # the game clock, where the preset has one
+        elif not message and state.final is not None and state.final.money is not None:
+            # The game is over: its rank and P are what the seat takes away.
+            rank = state.final.ranking.index(seat) + 1
+            message = f"#{rank} {state.final.money.total[seat]:+d}P"
         elif not message and has_chips(self.core.rules.money) and state.chips:
             message = f"CHIPS {state.chips[seat]:+d}"  # the seat's net chips so far
         return fit(f"{wind} {score}{tag}"), fit(message)

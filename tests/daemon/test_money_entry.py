@@ -98,7 +98,7 @@ async def test_no_chips_asked_where_the_winner_cannot_earn_any() -> None:
 
 async def test_chips_without_riichi_and_the_yakuman_chips_follow_from_the_entry() -> None:
     # jboy: red and gold fives earn chips on any win; a yakuman adds its 5 chips.
-    rig = Rig("jboy")
+    rig = Rig("jboy", new_games=False)
     await rig.up()
     await rig.start_hand()
     await rig.key(1, K.RON)
@@ -120,6 +120,8 @@ async def test_chips_without_riichi_and_the_yakuman_chips_follow_from_the_entry(
     assert final.money.total == (-700, 700, 0, 0)
     assert rig.lines(1) == ("GAME OVER", "#1 57000 +700P")
     assert rig.lines(0) == ("GAME OVER", "#4 -7000 -700P")
+    await rig.confirm_all()  # no new game here: the score page keeps the P
+    assert rig.lines(1) == ("S 57000", "#1 +700P")
 
 
 async def test_cancel_at_chips_clears_then_goes_back_to_the_value() -> None:
