@@ -85,6 +85,7 @@ PROMPTS = (
     "CONFIRM",
     "ABORT?",
     "STAFF?",
+    "CHIPS?",
     "FAULT",
     "ROLL?",
     "STOP?",
@@ -98,6 +99,8 @@ PROMPTS = (
 _SCORE = re.compile(r"^[ESWN]\s+(-?\d+)")
 _AMOUNT = re.compile(r"[+-]?\d+")
 _TOTAL = re.compile(r"=\s*(-?\d+)")
+#: Chips a keyed bot enters at CHIPS? (a small count, often none; legal everywhere).
+CHIP_COUNTS = (0, 0, 0, 1, 2)
 
 #: Han/fu pairs a bot wins with (ron); tsumo adds the 20-fu (pinfu tsumo) ones.
 HANDS_RON = ((1, 30), (1, 40), (2, 25), (2, 30), (3, 30), (3, 60), (4, 30))
@@ -1351,7 +1354,7 @@ class BotTable:
         # the hand only with a ron or the draw the tiles decide: a hand reader that
         # disagrees then leaves the draw to the keys after all (see _draw).
         last_window = prompt == "RON?" and line2.startswith("LAST DISCARD")
-        ends = prompt in ("HAN?", "FU?", "PAO?", "RON?", "TENPAI?", "CONFIRM", "OK?")
+        ends = prompt in ("HAN?", "FU?", "PAO?", "CHIPS?", "RON?", "TENPAI?", "CONFIRM", "OK?")
         if ends and hand and not last_window:
             hand.over = True  # a win entry, a claim window, the draw or the settlement
         if prompt == "ROLL?":
@@ -1369,6 +1372,11 @@ class BotTable:
             fu = entry.fu if entry is not None and entry.fu is not None else 30
             for digit in str(fu):
                 await self._press_echo(seat, Key(int(digit)))
+            self.fw.press(seat, Key.OK)
+        elif prompt == "CHIPS?":
+            chips = 0 if line2.startswith("! ") else self.rng.choice(CHIP_COUNTS)
+            if chips:
+                await self._press_echo(seat, Key(chips))
             self.fw.press(seat, Key.OK)
         elif prompt == "PAO?":
             # With real tiles nobody is named: the bots do not track who fed a yakuman.

@@ -243,7 +243,7 @@ class Journal:
 
     def finish_game(self, game_id: str, final_dict: dict[str, Any], now: float) -> None:
         """Mark the game finished and write its record (``final_dict`` is
-        ``Final.as_dict()``: scores, ranking, reason, result) in one transaction."""
+        ``Final.as_dict()``: scores, ranking, reason, result, money) in one transaction."""
         self._writer.finish_game(game_id, final_dict, now)
 
     def set_link_position(self, position: LinkPosition, *, flow: str | None = None) -> None:

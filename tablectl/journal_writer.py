@@ -78,6 +78,35 @@ def check_final(final: dict[str, Any], seats: tuple[str, ...] | None) -> dict[st
         if not isinstance(result, list | tuple) or len(result) != len(scores):
             raise ValueError(f"final['result'] must hold one number per seat, got {result!r}")
         out["result"] = [float(r) for r in result]
+    money = final.get("money")
+    if money is not None:
+        out["money"] = check_money(money, len(scores))
+    return out
+
+
+#: The parts of a final's ``money`` (tablectl.rules.money.Money.as_dict), each per seat.
+MONEY_PARTS = ("chips", "result", "uma", "chip_p", "fee", "prizes", "total")
+
+
+def check_money(money: Any, players: int) -> dict[str, list[int]]:
+    """Validate a final's ``money`` (each seat's chips and P); returns a clean copy.
+    ``chips`` and ``total`` are required, the other parts kept where given."""
+    if not isinstance(money, dict):
+        raise ValueError(f"final['money'] must be an object or null, got {money!r}")
+    out: dict[str, list[int]] = {}
+    for part in MONEY_PARTS:
+        values = money.get(part)
+        if values is None and part not in ("chips", "total"):
+            continue
+        if (
+            not isinstance(values, list | tuple)
+            or len(values) != players
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        ):
+            raise ValueError(
+                f"final['money'][{part!r}] must hold one integer per seat, got {values!r}"
+            )
+        out[part] = list(values)
     return out
 
 
@@ -218,7 +247,7 @@ class GameWriter:
 
     def finish_game(self, game_id: str, final_dict: dict[str, Any], now: float) -> None:
         """Mark the game finished and write its record (``final_dict`` is
-        ``Final.as_dict()``: scores, ranking, reason, result) in one transaction."""
+        ``Final.as_dict()``: scores, ranking, reason, result, money) in one transaction."""
         now = check_now(now)
         with self._commit.write() as conn:
             self._finish(conn, game_id, final_dict, now)

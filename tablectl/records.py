@@ -1,4 +1,5 @@
-"""The game records (記録表): every finished game with its final scores and ranking.
+"""The game records (記録表): every finished game with its final scores and ranking, and
+where the preset settles in P each seat's chips and P.
 
 Records live in the journal file (the ``records`` table), written by
 :meth:`tablectl.journal.Journal.finish_game` in the same transaction that marks the game
@@ -22,8 +23,9 @@ from typing import Any
 
 from tablectl.journal import Journal, JournalError
 
-#: Seats in the CSV: four columns each for names, scores, ranks and result points; a
-#: three-player game leaves the fourth empty so every row has the same columns.
+#: Seats in the CSV: four columns each for names, scores, ranks, result points, chips and
+#: P; a three-player game leaves the fourth empty so every row has the same columns, and
+#: a preset without money leaves chips and P empty.
 CSV_SEATS = 4
 CSV_HEADER = (
     ["date", "table", "preset", "game"]
@@ -31,6 +33,8 @@ CSV_HEADER = (
     + [f"score{i}" for i in range(CSV_SEATS)]
     + [f"rank{i}" for i in range(CSV_SEATS)]
     + [f"result{i}" for i in range(CSV_SEATS)]
+    + [f"chips{i}" for i in range(CSV_SEATS)]
+    + [f"p{i}" for i in range(CSV_SEATS)]
 )
 
 
@@ -40,7 +44,9 @@ class Record:
 
     ``ranking`` lists seats best first (as the rules core's ``Final.ranking``);
     :attr:`ranks` gives each seat's place instead.  ``result`` holds the result points
-    (uma/oka, in thousands) per seat, or is empty when the rules have none.
+    (uma/oka, in thousands) per seat, or is empty when the rules have none. ``chips`` and
+    ``p`` are each seat's net chips and its P (the settlement in points of account,
+    docs/rules.md "Money"), empty for a preset without money.
     """
 
     game_id: str
@@ -55,6 +61,8 @@ class Record:
     reason: str
     #: Seats that called LAST GAME in this game (and did not take it back).
     last_game: tuple[int, ...] = ()
+    chips: tuple[int, ...] = ()
+    p: tuple[int, ...] = ()
 
     @property
     def players(self) -> int:
@@ -92,6 +100,8 @@ class Record:
             "result": list(self.result) if self.result else None,
             "reason": self.reason,
             "last_game": list(self.last_game),
+            "chips": list(self.chips) if self.p else None,
+            "p": list(self.p) if self.p else None,
         }
 
 
@@ -110,6 +120,16 @@ def _last_game_calls(journal: Journal, game_id: str) -> tuple[int, ...]:
         if note.kind == "last_game" and note.seat is not None:
             calls[note.seat] = bool(note.detail.get("on"))
     return tuple(sorted(seat for seat, on in calls.items() if on))
+
+
+def _money(money: Any) -> dict[str, tuple[int, ...]]:
+    """A stored final's ``money`` as the record's ``chips`` and ``p`` (none: empty)."""
+    if money is None:
+        return {}
+    return {
+        "chips": tuple(int(c) for c in money["chips"]),
+        "p": tuple(int(p) for p in money["total"]),
+    }
 
 
 def list_records(journal: Journal, since: float | datetime | None = None) -> list[Record]:
@@ -137,6 +157,7 @@ def list_records(journal: Journal, since: float | datetime | None = None) -> lis
                 result=tuple(final.get("result") or ()),
                 reason=str(final.get("reason", "")),
                 last_game=_last_game_calls(journal, game_id),
+                **_money(final.get("money")),
             )
         except (ValueError, KeyError, TypeError, RecursionError):
             raise JournalError(f"{journal.path}: {where} is unreadable") from None
@@ -168,6 +189,8 @@ def to_csv(records: Sequence[Record], tz: tzinfo | None = None) -> str:
             + _cells(rec.scores)
             + _cells(rec.ranks)
             + _cells([format_result(r) for r in rec.result])
+            + _cells(rec.chips)
+            + _cells(rec.p)
         )
     return buffer.getvalue()
 
@@ -179,7 +202,7 @@ def to_json(records: Sequence[Record], tz: tzinfo | None = None) -> str:
 
 def format_table(records: Sequence[Record], tz: tzinfo | None = None) -> str:
     """A readable table for the terminal: one line per game, seats in seat order with
-    their score and place."""
+    their score and place (and their result, chips and P where the preset has them)."""
     if not records:
         return "no finished games\n"
     lines = []
@@ -188,6 +211,8 @@ def format_table(records: Sequence[Record], tz: tzinfo | None = None) -> str:
         seats = []
         for seat in range(rec.players):
             extra = f" {format_result(rec.result[seat], sign=True)}" if rec.result else ""
+            if rec.p:
+                extra += f" {rec.chips[seat]:+d} chips {rec.p[seat]:+d}P"
             last = " LAST" if seat in rec.last_game else ""
             seats.append(f"{names[seat]} {rec.scores[seat]} #{rec.ranks[seat]}{extra}{last}")
         date = rec.date(tz)[:16].replace("T", " ")

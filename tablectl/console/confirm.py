@@ -4,8 +4,6 @@ dealer's ROLL? that starts the next hand.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from firmware_bridge import messages as m
 from tablectl.console.core import TableCore
 from tablectl.console.entry import EntryFlow
@@ -13,8 +11,10 @@ from tablectl.console.hand import HandFlow
 from tablectl.console.model import Pending, PendingKind, WinEntry, fit, signed
 from tablectl.console.prompts import Prompt
 from tablectl.console.trays import Trays
+from tablectl.console.wins import has_chips, win_value
 from tablectl.phases import CORRECTABLE
 from tablectl.rules import events as ev
+from tablectl.rules.state import HandRecord
 
 
 class ConfirmFlow:
@@ -30,28 +30,60 @@ class ConfirmFlow:
         self.trays = trays
         self.entry = entry
 
-    def hand_settled(self, deltas: Sequence[int]) -> None:
+    def hand_settled(self, record: HandRecord) -> None:
         """A hand was settled (a rules core effect): every seat confirms what it pays or
         receives in the settlement the hand's end leads to."""
         core = self.core
+        pending = core.pending
+        entries: dict[int, WinEntry] = {}
+        if pending is not None and pending.kind in (PendingKind.TSUMO, PendingKind.RON):
+            entries = pending.entries  # the win entry just submitted: its values
         core.pending = Pending(kind=PendingKind.CONFIRM, seats=list(range(core.players)))
         prompt = Prompt.GAME_OVER if core.state.finished else Prompt.CONFIRM
         for seat in range(core.players):
-            message = fit(f"{signed(deltas[seat])} = {core.state.scores[seat]}")
-            core.open(seat, prompt, message=message, entering="hand_over")
+            value, message = self.settled_lines(seat, record, entries.get(seat))
+            if prompt == Prompt.GAME_OVER:
+                value = ""  # the rank, the score and the P say what counts now
+            core.open(seat, prompt, typed=value, message=message, entering="hand_over")
         if core.state.finished:
             self.show_final()
         core.claim_deadline = None
         self.trays.override = False
         self.trays.compare()
 
+    def settled_lines(
+        self, seat: int, record: HandRecord, entry: WinEntry | None
+    ) -> tuple[str, str]:
+        """What ``seat``'s ``CONFIRM`` shows after the prompt on line 1, and on line 2:
+        what it pays or receives and its score (``-3900 = 21100``). On a preset with
+        chips line 2 ends with the seat's chips in the hand where it has any
+        (``+5200 = 30200 +3``, ``-5200 = 24800 -3``) and a winner's line 1 says its win
+        (``CONFIRM 3 HAN 40 FU``): CONFIRM takes no digits, its ``typed`` holds the value.
+        The total stays on line 2, where a player (and a bot) counts the sticks to."""
+        rules = self.core.rules
+        text = f"{signed(record.deltas[seat])} = {self.core.state.scores[seat]}"
+        if not has_chips(rules.money):
+            return "", fit(text)
+        chips = record.chips[seat] if record.chips else 0
+        winners = record.detail.get("winners", ()) if record.result in ("ron", "tsumo") else ()
+        if chips or seat in winners:  # a winner's +0 too: the table counted them
+            text += f" {chips:+d}"
+        value = ""
+        if entry is not None and seat in winners:
+            value = win_value(entry, fu_counts=rules.scoring.table == "standard")
+        return value, fit(text)
+
     def show_final(self) -> None:
-        """Each seat's rank and final score on its second line."""
+        """Each seat's rank and final score on its second line, and its P where the
+        preset settles in P (``#1 41200 +2350P``)."""
         final = self.core.state.final
         assert final is not None
         for seat, console in enumerate(self.core.consoles):
             rank = final.ranking.index(seat) + 1
-            console.message = fit(f"#{rank} {final.scores[seat]}")
+            text = f"#{rank} {final.scores[seat]}"
+            if final.money is not None:
+                text += f" {final.money.total[seat]:+d}P"
+            console.message = fit(text)
 
     async def roll_prompt(self, seat: int, key: m.Key) -> None:
         """``ROLL?``: OK rolls the dice (held while the trays differ)."""
@@ -75,6 +107,7 @@ class ConfirmFlow:
             return
         pending.answered.add(seat)
         self.core.close(seat)
+        self.core.consoles[seat].typed = ""  # a winner's value, shown until agreed
         consoles = self.core.consoles
         if len(pending.answered) < self.core.players or any(
             c.prompt == Prompt.STOP for c in consoles
@@ -105,7 +138,7 @@ class ConfirmFlow:
             # The game is over: everyone confirms the final result.
             core.pending = Pending(kind=PendingKind.CONFIRM, seats=list(range(core.players)))
             for other in range(core.players):
-                core.open(other, Prompt.GAME_OVER, typed=None, message=None)
+                core.open(other, Prompt.GAME_OVER, typed="", message=None)
             self.show_final()
         elif key == m.Key.CANCEL:
             core.open(seat, Prompt.CONFIRM, typed=None, message=None)

@@ -57,6 +57,9 @@ SHORT_REFUSALS = {
     "tile_unknown": "tile not read",
     "too_few_terminals": "under 9 terminals",
     "not_same_wind": "not 4 same winds",
+    "bad_chips": "bad chip count",
+    "chips_need_riichi": "chips: riichi only",
+    "chips_not_allowed": "no chips here",
 }
 #: A seat console's fields (all plain values), in the order the stored flow lists them.
 _CONSOLE_FIELDS = tuple(f.name for f in dataclasses.fields(SeatConsole) if f.name != "under")
@@ -75,6 +78,15 @@ def console_snapshot(console: SeatConsole) -> dict[str, Any]:
     data = {f: getattr(console, f) for f in _CONSOLE_FIELDS}
     if console.under is not None:
         data["under"] = list(console.under)
+    return data
+
+
+def entry_snapshot(entry: WinEntry) -> dict[str, Any]:
+    """A win entry's stored form (``dataclasses.asdict``); ``chips`` only when set: most
+    presets have none, and their snapshots stay as they were."""
+    data = dataclasses.asdict(entry)
+    if entry.chips is None:
+        del data["chips"]
     return data
 
 
@@ -168,7 +180,7 @@ class TableCore:
         #: Called with each settled hand's record (the demo's plain output).
         self.on_hand_settled: Callable[[HandRecord], None] | None = None
         #: The flow that shows a settled hand (CONFIRM on every seat); set by the table.
-        self.on_settled: Callable[[Sequence[int]], None] = lambda deltas: None
+        self.on_settled: Callable[[HandRecord], None] = lambda record: None
         #: Names the parlor's view shows for the seats (None: their winds).
         self.seat_names = tuple(config.seat_names) if config.seat_names is not None else None
         self.consoles = [SeatConsole() for _ in range(self.players)]
@@ -346,7 +358,7 @@ class TableCore:
                             "scores": list(self.state.scores),
                         }
                     )
-                self.on_settled(effect.record.deltas)
+                self.on_settled(effect.record)
                 if self.on_hand_settled is not None:
                     self.on_hand_settled(effect.record)
             elif isinstance(effect, StopOffered):
@@ -538,7 +550,7 @@ class TableCore:
                 "discarders": list(p.discarders),
                 "seats": list(p.seats),
                 "answered": sorted(p.answered),
-                "entries": [dataclasses.asdict(e) for e in p.entries.values()],
+                "entries": [entry_snapshot(e) for e in p.entries.values()],
                 "tenpai": sorted(p.tenpai),
                 "nagashi": sorted(p.nagashi),
                 "call_kind": p.call_kind,
@@ -564,7 +576,10 @@ class TableCore:
                 tuple(p.seats),
                 frozenset(p.answered),
                 tuple(
-                    (e.seat, e.han, e.fu, e.yakuman, e.pao, e.done, e.scored, len(e.each))
+                    (
+                        (e.seat, e.han, e.fu, e.yakuman, e.pao, e.done, e.scored, len(e.each))
+                        + ((e.chips,) if e.chips is not None else ())
+                    )
                     for e in p.entries.values()
                 ),
                 frozenset(p.tenpai),

@@ -13,7 +13,7 @@ from tablectl.console.layouts import WallLayouts
 from tablectl.console.model import fit, signed
 from tablectl.console.prompts import Prompt
 from tablectl.console.trays import Trays
-from tablectl.console.wins import WinScoring
+from tablectl.console.wins import WinScoring, has_chips
 from tablectl.rules.conditions import tsumo_split
 from tablectl.rules.ending import ranking
 
@@ -63,8 +63,10 @@ class Displays:
             return self.wins.score_lines(seat)
         if console.prompt:
             typed = "*" * len(console.typed) if console.prompt == Prompt.PIN else console.typed
-            if seat in self.trays.mismatch and not typed:
-                # Sticks move while CONFIRM shows: the mismatch must stay in sight.
+            settling = console.prompt in (Prompt.CONFIRM, Prompt.GAME_OVER)
+            if seat in self.trays.mismatch and (not typed or settling):
+                # Sticks move while CONFIRM shows: the mismatch must stay in sight (over
+                # a winner's value, which is only there to be read).
                 typed = f"!TRAY {self.trays.mismatch[seat]}"
             line1 = f"{console.prompt} {typed}".rstrip()
             return fit(line1), fit(console.message.replace("\n", " "))
@@ -91,6 +93,12 @@ class Displays:
         clock = self.core.clock_text()
         if not message and clock is not None:
             message = f"TIME {clock}"  # the game clock, where the preset has one
+        elif not message and state.final is not None and state.final.money is not None:
+            # The game is over: its rank and P are what the seat takes away.
+            rank = state.final.ranking.index(seat) + 1
+            message = f"#{rank} {state.final.money.total[seat]:+d}P"
+        elif not message and has_chips(self.core.rules.money) and state.chips:
+            message = f"CHIPS {state.chips[seat]:+d}"  # the seat's net chips so far
         return fit(f"{wind} {score}{tag}"), fit(message)
 
     def condition_lines(self, seat: int) -> tuple[str, str]:

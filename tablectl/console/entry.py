@@ -1,4 +1,5 @@
-"""Win entry: HAN?, FU?, PAO? on each winner's console, then one ron or tsumo event.
+"""Win entry: HAN?, FU?, PAO?, CHIPS? on each winner's console, then one ron or tsumo
+event.
 
 The rules core checks the values; a refusal shows its reason and the entry starts over on
 every winner's console, with nothing changed.
@@ -13,6 +14,10 @@ from tablectl.console.prompts import Prompt
 from tablectl.console.tiles import TileFlow
 from tablectl.console.wins import WinScoring
 from tablectl.rules import events as ev
+from tablectl.rules.money import max_hand_chips, yakuman_chips
+
+#: Digits a chip count takes at ``CHIPS?`` (no hand earns 100 chips).
+CHIP_DIGITS = 2
 
 
 def entry_hands(entry: WinEntry) -> tuple[ev.Hand, ...]:
@@ -22,16 +27,24 @@ def entry_hands(entry: WinEntry) -> tuple[ev.Hand, ...]:
         return tuple(
             ev.Hand(seat=entry.seat, han=v.han, fu=v.fu, yakuman=v.yakuman) for v in entry.each
         )
-    hand = ev.Hand(entry.seat, han=entry.han, fu=entry.fu, yakuman=entry.yakuman, pao=entry.pao)
+    hand = ev.Hand(
+        entry.seat,
+        han=entry.han,
+        fu=entry.fu,
+        yakuman=entry.yakuman,
+        pao=entry.pao,
+        chips=entry.chips,
+    )
     return (hand,)
 
 
 class EntryFlow:
-    """Win entry: HAN?, FU?, PAO? on each winner's console (``OK?`` with the tiles' value
-    in a tile-aware hand), then one ron or tsumo event.
+    """Win entry: HAN?, FU?, PAO?, CHIPS? on each winner's console (``OK?`` with the
+    tiles' value in a tile-aware hand), then one ron or tsumo event.
 
     Runs the win entry (the core's ``pending`` of kind ``tsumo`` or ``ron``, with a
-    :class:`WinEntry` per winner); declares ``HAN?``, ``FU?``, ``PAO?`` and ``OK?``.
+    :class:`WinEntry` per winner); declares ``HAN?``, ``FU?``, ``PAO?``, ``CHIPS?`` and
+    ``OK?``.
     Stores nothing of its own beyond that pending entry."""
 
     def __init__(self, core: TableCore, tiles: TileFlow, wins: WinScoring) -> None:
@@ -82,7 +95,7 @@ class EntryFlow:
                 if self.core.rules.scoring.pao:
                     self.core.open(seat, Prompt.PAO, message=None)
                     return
-                await self.entry_done(seat)
+                await self.value_done(seat)
                 return
             if not console.typed or int(console.typed) < 1:
                 self.core.refuse(seat, "enter the han, then OK")
@@ -93,7 +106,7 @@ class EntryFlow:
                 self.core.open(seat, Prompt.FU, typed=None, message=None)
             else:
                 entry.fu = None
-                await self.entry_done(seat)
+                await self.value_done(seat)
 
     async def fu_prompt(self, seat: int, key: m.Key) -> None:
         console = self.core.consoles[seat]
@@ -108,7 +121,7 @@ class EntryFlow:
         elif key == m.Key.OK and console.typed:
             entry.fu = int(console.typed)
             console.typed = ""
-            await self.entry_done(seat)
+            await self.value_done(seat)
 
     async def pao_prompt(self, seat: int, key: m.Key) -> None:
         console = self.core.consoles[seat]
@@ -127,6 +140,58 @@ class EntryFlow:
             self.core.open(seat, Prompt.HAN, message=None)
             entry.yakuman, entry.pao = 0, None
         elif key == m.Key.OK:
+            console.typed = ""
+            if entry.scored:
+                await self.entry_done(seat)  # the tiles counted the chips
+            else:
+                await self.value_done(seat)
+
+    def asks_chips(self, seat: int) -> bool:
+        """Whether ``seat``'s keyed win asks ``CHIPS?``: the preset has chips a hand earns
+        and this winner can earn some (under sanma-free only a riichi win does)."""
+        if not self.core.rules.money.hand_chips:
+            return False
+        return max_hand_chips(self.core.rules, riichi=seat in self.core.state.riichi) > 0
+
+    async def value_done(self, seat: int) -> None:
+        """A keyed value is entered: ``CHIPS?`` next where the winner can earn chips,
+        else the entry is done (chips stay None: none entered)."""
+        entry = self.core.entry(seat)
+        assert entry is not None
+        if not self.asks_chips(seat):
+            await self.entry_done(seat)
+            return
+        extra = yakuman_chips(self.core.rules.money, yakuman=entry.yakuman)
+        # The yakuman chips follow from the value: the winner enters only the others.
+        hint = f"+{extra} FOR YAKUMAN" if extra else "OK ALONE: NONE"
+        self.core.open(seat, Prompt.CHIPS, message=hint)
+
+    async def chips_prompt(self, seat: int, key: m.Key) -> None:
+        """``CHIPS?``: the chips the hand earns besides the yakuman chips (OK with
+        nothing typed: none); a count no hand earns here is refused, changing nothing."""
+        console = self.core.consoles[seat]
+        entry = self.core.entry(seat)
+        if entry is None:
+            self.core.close(seat)
+            return
+        if key <= m.Key.DIGIT_9:
+            if len(console.typed) < CHIP_DIGITS:
+                console.typed += str(int(key))
+        elif key == m.Key.CANCEL:
+            if console.typed:
+                console.typed = ""
+                return
+            # Back to the value: the whole entry again, as PAO? and FU? go back.
+            entry.han, entry.fu, entry.yakuman, entry.pao = 0, None, 0, None
+            self.core.open(seat, Prompt.HAN, message=None)
+        elif key == m.Key.OK:
+            chips = int(console.typed or "0")
+            most = max_hand_chips(self.core.rules, riichi=seat in self.core.state.riichi)
+            if chips > most:
+                console.typed = ""
+                self.core.refuse(seat, f"at most {most} chips")
+                return
+            entry.chips = chips
             console.typed = ""
             await self.entry_done(seat)
 

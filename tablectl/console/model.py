@@ -52,13 +52,16 @@ class WinEntry:
     """One winner's han/fu entry. ``scored``: the tiles gave the value (a tile-aware
     hand), with the ``points`` the core pays for it and its ``yaku`` for the display.
     ``each``: kantan's ron off several discarders scored from the tiles, one value per
-    discarder (``points`` is then their sum)."""
+    discarder (``points`` is then their sum). ``chips``: the chips (祝儀) the hand earns
+    besides the yakuman chips, as the winner entered them at ``CHIPS?`` or the tiles
+    counted them (None: not asked, the preset has none)."""
 
     seat: int
     han: int = 0
     fu: int | None = None
     yakuman: int = 0
     pao: int | None = None
+    chips: int | None = None
     done: bool = False
     scored: bool = False
     points: int = 0

@@ -46,6 +46,7 @@ class Prompt(StrEnum):
     HAN = "HAN?"
     FU = "FU?"
     PAO = "PAO?"
+    CHIPS = "CHIPS?"
     SCORE = "OK?"
     KAN = "KAN?"
     PLACE_MELD = "PLACE MELD"
@@ -82,6 +83,7 @@ class _EntryHandlers(Protocol):
     async def han_prompt(self, seat: int, key: Key) -> None: ...
     async def fu_prompt(self, seat: int, key: Key) -> None: ...
     async def pao_prompt(self, seat: int, key: Key) -> None: ...
+    async def chips_prompt(self, seat: int, key: Key) -> None: ...
     async def score_prompt(self, seat: int, key: Key) -> None: ...
 
 
@@ -221,7 +223,7 @@ PROMPTS: dict[Prompt, PromptSpec] = {
             },
             frozenset({"table_result_entry"}),
             fires=frozenset({"hand_over", "entry_cancelled"}),
-            goes_to=(Prompt.FU, Prompt.PAO),
+            goes_to=(Prompt.FU, Prompt.PAO, Prompt.CHIPS),
             digits="0-9",
             handler=lambda f, seat, key: f.entry.han_prompt(seat, key),
         ),
@@ -232,7 +234,7 @@ PROMPTS: dict[Prompt, PromptSpec] = {
             {**_digits("type a digit"), K.OK: "done", K.CANCEL: "back to HAN?"},
             frozenset({"table_result_entry"}),
             fires=frozenset({"hand_over"}),
-            goes_to=(Prompt.HAN,),
+            goes_to=(Prompt.HAN, Prompt.CHIPS),
             digits="0-9",
             handler=lambda f, seat, key: f.entry.fu_prompt(seat, key),
         ),
@@ -243,9 +245,24 @@ PROMPTS: dict[Prompt, PromptSpec] = {
             {**_digits("that seat pays"), K.OK: "done", K.CANCEL: "back to HAN?"},
             frozenset({"table_result_entry"}),
             fires=frozenset({"hand_over"}),
-            goes_to=(Prompt.HAN,),
+            goes_to=(Prompt.HAN, Prompt.CHIPS),
             digits="seat",
             handler=lambda f, seat, key: f.entry.pao_prompt(seat, key),
+        ),
+        PromptSpec(
+            Prompt.CHIPS,
+            "win entry",
+            "(a preset with chips) the chips the hand earns besides the yakuman chips",
+            {
+                **_digits("type a digit"),
+                K.OK: "done (nothing typed: none)",
+                K.CANCEL: "clear, or back to HAN?",
+            },
+            frozenset({"table_result_entry"}),
+            fires=frozenset({"hand_over"}),
+            goes_to=(Prompt.HAN,),
+            digits="0-9",
+            handler=lambda f, seat, key: f.entry.chips_prompt(seat, key),
         ),
         PromptSpec(
             Prompt.SCORE,

@@ -14,6 +14,7 @@ from firmware_bridge import messages as m
 from tablectl.console.core import TableCore, log
 from tablectl.console.model import LINE, RonValue, WinEntry, fit
 from tablectl.rules import tilechecks as checks
+from tablectl.rules.options import MoneyOptions
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
 from tablectl.rules.state import GameState
@@ -47,6 +48,20 @@ def score_line(entry: WinEntry, *, fu_counts: bool = True) -> str:
     if len(text) > LINE:
         text = text.replace(" HAN ", "HAN ").replace(" FU ", "FU ")
     return fit(text)
+
+
+def has_chips(money: MoneyOptions) -> bool:
+    """The preset pays chips (祝儀): the displays show them (docs/console.md, "Money")."""
+    return money.chip_value > 0 and (money.hand_chips or money.yakuman_chips > 0)
+
+
+def win_value(entry: WinEntry, *, fu_counts: bool = True) -> str:
+    """A winner's value once the hand is settled, for line 1 of its ``CONFIRM`` on a
+    preset with chips: ``3 HAN 40 FU``, ``YAKUMAN x2``, kantan's ``RON x2``; at most 12
+    characters (two-digit han drop the fu, fu have three digits at most)."""
+    if entry.each:
+        return f"RON x{len(entry.each)}"
+    return value_text(entry.han, entry.fu, entry.yakuman, fu_counts=fu_counts)
 
 
 def yaku_pages(yaku: Sequence[str]) -> list[str]:
@@ -200,10 +215,13 @@ class WinScoring:
         return line1, pages[(console.choice or 0) % len(pages)]
 
     def score_pages(self, entry: WinEntry) -> list[str]:
-        """Line 2 at ``OK?``, paged with 0: the yaku; for kantan's ron off several
+        """Line 2 at ``OK?``, paged with 0: the chips the tiles counted (``CHIPS +3``,
+        where the entry has them) and the yaku; for kantan's ron off several
         discarders each one's wind and value (``S: 3 HAN 6000``) before its yaku."""
         if not entry.each:
-            return yaku_pages(entry.yaku)
+            # The chips the tiles counted, first: the winner agrees to them with the value.
+            chips = [] if entry.chips is None else [f"CHIPS {entry.chips:+d}"]
+            return yaku_pages([*chips, *entry.yaku])
         fu_counts = self.core.rules.scoring.table == "standard"
         pages: list[str] = []
         for v in entry.each:

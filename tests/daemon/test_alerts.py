@@ -103,7 +103,7 @@ async def test_the_state_names_the_seats_and_carries_the_last_hand() -> None:
     await rig.start_hand()
     assert publisher.states[-1]["names"] == ["Aki", "Ben", "Chie", "Dai"]
     assert publisher.states[-1]["last_hand"] is None
-    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK)  # a yakuman tsumo
+    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK, K.OK)  # PAO?, CHIPS?
     [hand] = publisher.hands
     assert hand["hand"] == 1 and hand["result"] == "tsumo"
     assert hand["scores"] == list(rig.table.state.scores)

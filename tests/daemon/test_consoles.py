@@ -273,7 +273,7 @@ async def _bust_in_hand_one(rig: Rig) -> None:
     await rig.up()
     await rig.send(m.TrayTotals(totals=(25000,) * 4))
     await rig.start_hand()
-    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK)
+    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK, K.OK)  # PAO?, CHIPS?
     assert rig.state.finished
     assert rig.table.tray_mismatch == {1: 25000, 2: 25000, 3: 25000, 0: 25000}
 
@@ -342,7 +342,7 @@ async def test_the_same_trays_off_against_new_scores_are_a_new_mismatch() -> Non
     await rig.key(1, K.RON)
     await rig.key(2, K.CANCEL)
     await rig.key(3, K.CANCEL)
-    await rig.key(1, K.MENU, K.OK, K.OK)  # a yakuman off the dealer: a bust
+    await rig.key(1, K.MENU, K.OK, K.OK, K.OK)  # a yakuman off the dealer (PAO?, CHIPS?)
     assert rig.state.finished and rig.state.scores == (-7000, 57000, 25000, 25000)
     assert rig.table.tray_mismatch == {0: 24000, 1: 26000}
     assert publisher.states[-1]["alerts"][-1]["text"] == "TRAY 0:24000/-7000 1:26000/57000"
@@ -523,13 +523,13 @@ async def test_the_hand_that_ended_the_game_can_be_entered_again() -> None:
     rig = Rig("jboy", recorder=journal)
     await rig.up()
     await rig.start_hand()
-    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK)  # triple yakuman, no pao
+    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK, K.OK)  # triple yakuman, no pao
     assert rig.state.finished
     assert rig.lines(1)[0] == "GAME OVER"
     await rig.key(3, K.CANCEL)
     assert not rig.state.finished and rig.table.phase == "table_result_entry"
     assert rig.lines(0) == ("HAN?", "AGAIN")
-    await rig.key(0, K.DIGIT_2, K.OK, K.DIGIT_3, K.DIGIT_0, K.OK)
+    await rig.key(0, K.DIGIT_2, K.OK, K.DIGIT_3, K.DIGIT_0, K.OK, K.OK)  # no chips
     assert not rig.state.finished and rig.state.scores == (28000, 24000, 24000, 24000)
     assert journal.events[-3:] == ["tsumo", "undo", "tsumo"]
 
@@ -556,7 +556,7 @@ async def test_the_parlor_sees_public_phases_scores_with_events_and_game_ids() -
     rig = Rig("jboy", recorder=journal, publisher=publisher)
     await rig.up()
     await rig.start_hand()
-    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK)  # triple yakuman: bust
+    await rig.key(0, K.TSUMO, K.MENU, K.MENU, K.MENU, K.OK, K.OK, K.OK)  # triple yakuman: bust
     phases = [s["phase"] for s in publisher.states]
     assert set(phases) <= set(PUBLIC_PHASES.values())
     assert {"shuffling", "dice", "dealing", "play", "result_entry"} <= set(phases)

@@ -99,12 +99,17 @@ def test_finished_games_are_recorded_with_final_scores_and_ranking(journal: Jour
         assert rec.result == final.result
         assert rec.reason == final.reason
         assert rec.finished_at == finished_at
+        # The settlement in P is kept with the record (jboy-sanma: chips, 100P each).
+        money = final.money
+        assert rec.chips == (money.chips if money else ())
+        assert rec.p == (money.total if money else ())
         # ranks: the place of each seat; the top seat has the highest score.
         assert sorted(rec.ranks) == list(range(1, rec.players + 1))
         top = rec.ranks.index(1)
         assert rec.scores[top] == max(rec.scores)
     assert records[1].result, "mleague has uma and oka: result points are recorded"
     assert records[2].players == 3
+    assert records[2].p and not records[0].p, "jboy-sanma settles in P, kenko does not"
 
 
 def test_since_keeps_later_games(journal: Journal) -> None:
@@ -133,8 +138,11 @@ def test_csv_parses_back(journal: Journal) -> None:
         assert names == list(rec.seats or ()) + [""] * (4 - len(rec.seats or ()))
         if rec.result:
             assert [float(row[f"result{i}"]) for i in range(rec.players)] == list(rec.result)
+        assert [int(row[f"chips{i}"]) for i in range(len(rec.chips))] == list(rec.chips)
+        assert [int(row[f"p{i}"]) for i in range(len(rec.p))] == list(rec.p)
     sanma = rows[2]
-    assert sanma["score3"] == sanma["rank3"] == sanma["seat3"] == ""
+    assert sanma["score3"] == sanma["rank3"] == sanma["seat3"] == sanma["p3"] == ""
+    assert rows[0]["chips0"] == rows[0]["p0"] == "", "kenko has no money"
 
 
 def test_json_parses_back(journal: Journal) -> None:
@@ -152,6 +160,8 @@ def test_json_parses_back(journal: Journal) -> None:
         )
     assert data[1]["seats"] == ["東", "南", "西", "北"]
     assert data[0]["result"] is None and data[1]["result"] == list(records[1].result)
+    assert data[0]["p"] is None and data[0]["chips"] is None
+    assert data[2]["p"] == list(records[2].p) and data[2]["chips"] == list(records[2].chips)
 
 
 def test_readable_table(journal: Journal) -> None:
@@ -161,6 +171,9 @@ def test_readable_table(journal: Journal) -> None:
     assert len(lines) == 3
     assert "Aoi" in lines[0] and "#1" in lines[0] and "kenko" in lines[0]
     assert "seat 2" in lines[2]
+    rec = list_records(journal)[2]
+    assert lines[2].endswith(f"{rec.chips[2]:+d} chips {rec.p[2]:+d}P")
+    assert "chips" not in lines[0]
     assert format_table([]) == "no finished games\n"
 
 
@@ -216,3 +229,24 @@ def test_results_keep_the_hundredths_of_a_shared_uma(value: float, sign: bool, t
     # A three-way tie in M-League shares 59.9 as 19.97 each (docs/rules.md): shown as
     # 20.0 the tied players would not read equal.
     assert format_result(value, sign=sign) == text
+
+
+def test_a_record_keeps_the_money_and_refuses_a_malformed_one(journal: Journal) -> None:
+    final = {
+        "scores": [41000, 25000, 39000],
+        "ranking": [0, 2, 1],
+        "reason": "x",
+        "money": {"chips": [3, -1, -2], "result": [0, 0, 0], "total": [1600, -1400, -200]},
+    }
+    bad = {**final, "money": {"chips": [3, -1], "total": [1, 2, 3]}}
+    game_id = journal.start_game("t1", "sanma-free", None, T0)
+    with pytest.raises(ValueError, match="chips"):
+        journal.finish_game(game_id, bad, T0 + 1)
+    with pytest.raises(ValueError, match="money"):
+        journal.finish_game(game_id, {**final, "money": [1, 2, 3]}, T0 + 1)
+    assert list_records(journal) == []
+    journal.finish_game(game_id, final, T0 + 2)
+    (rec,) = list_records(journal)
+    assert (rec.chips, rec.p) == ((3, -1, -2), (1600, -1400, -200))
+    stored = journal.query("SELECT final FROM records")[0][0]
+    assert json.loads(stored)["money"] == final["money"]

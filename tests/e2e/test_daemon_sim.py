@@ -16,7 +16,9 @@ from hw_sim import SimTable
 from tablectl.config import config_for
 from tablectl.daemon import Daemon
 from tablectl.journal import Journal, export_game
+from tablectl.records import list_records
 from tablectl.replay import replay
+from tablectl.rules import events as ev
 from tablectl.rules.loader import load_rules, preset_names
 
 GAME_TIMEOUT_S = 60
@@ -72,6 +74,38 @@ async def test_autoplayed_game_matches_replay_of_its_journal(preset: str, tmp_pa
             or line1.endswith(str(final["scores"][seat]))
             or (f"#{rank} {final['scores'][seat]}" in line2)
         ), (seat, line1, line2)
+    if preset in MONEY_PRESETS:
+        check_money(journal_path, final, sim)
+
+
+#: Keyed games whose winners entered chips at CHIPS? (seed 11: the journal holds such wins).
+MONEY_PRESETS = ("sanma-free", "jboy")
+
+
+def check_money(journal_path: Path, final: dict[str, Any], sim: SimTable) -> None:
+    """Issue #28: the P of a keyed game with chips, as the daemon settled it, shown at
+    GAME OVER and kept in the records, equals the replay of the daemon's own journal
+    (checked on the games the test above plays anyway: no game of its own)."""
+    money = final["money"]
+    with Journal.open(journal_path) as journal:
+        game = journal.last_game()
+        assert game is not None
+        entered = [
+            hand.chips
+            for event in journal.events(game)
+            if isinstance(event, ev.Ron | ev.Tsumo)
+            for hand in (event.winners if isinstance(event, ev.Ron) else (event.hand,))
+            if hand.chips
+        ]
+        (record,) = list_records(journal)
+        exported = export_game(journal, game)
+    assert entered, "the winners entered chips at CHIPS?"
+    replayed = replay(exported.splitlines()).as_dict()
+    assert money is not None and replayed["final"]["money"] == money
+    assert sum(money["chips"]) == 0 and any(money["chips"])
+    assert list(record.p) == money["total"] and list(record.chips) == money["chips"]
+    for seat, (_, line2) in enumerate(sim.displays):
+        assert line2.endswith(f" {money['total'][seat]:+d}P"), (seat, line2)
 
 
 async def test_same_seed_same_game(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import asyncio
 import json
 import random
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -53,6 +54,39 @@ def table_config(folder: Path, table_id: str, port: int, journal: Path) -> Path:
     return config
 
 
+def chip_win(path: Path) -> int | None:
+    """The number of the first journalled win whose winner entered chips, or None."""
+    if not path.exists():
+        return None
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as conn:
+            rows = conn.execute(
+                "SELECT seq, event FROM events WHERE event LIKE '%\"chips\":%' ORDER BY seq"
+            ).fetchall()
+    except sqlite3.Error:
+        return None
+    for seq, text in rows:
+        event = json.loads(text)
+        hands = event.get("winners") or [event]  # a ron, or a tsumo (its hand inline)
+        if any(hand.get("chips") for hand in hands):
+            return int(seq)
+    return None
+
+
+async def kill_after_a_chip_win(config: Path, log: Path, journal: Path) -> None:
+    """Start the daemon, kill -9 it as soon as a win with chips is journalled: between
+    the win and the next hand, while every seat's CONFIRM shows it."""
+    proc = await start_daemon(config, log)
+    try:
+        async with asyncio.timeout(60):
+            # Another process writes the journal: polling is the only way to watch it.
+            while chip_win(journal) is None:  # noqa: ASYNC110
+                await asyncio.sleep(0.005)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+
+
 async def wait_for_events(path: Path, count: int) -> None:
     async with asyncio.timeout(60):
         # Another process writes the journal: polling is the only way to watch it.
@@ -70,6 +104,10 @@ async def test_daemon_killed_and_restarted_reaches_the_same_result(
 ) -> None:
     _, _, reference = await play(PRESET, SEED, tmp_path / "reference.sqlite3", **readers)
     expected = reference[0]["final"]
+    # jboy pays chips: the keyed bots enter some, and a kill right after such a win must
+    # lose none of them (the tiles-read game's chips are counted from the tiles).
+    chips_entered = not readers and chip_win(tmp_path / "reference.sqlite3") is not None
+    assert readers or chips_entered, "seed 23: the keyed bots entered no chips"
 
     sim = SimTable(load_rules(PRESET), SEED, max_games=1, **readers)
     journal = tmp_path / "journal.sqlite3"
@@ -79,13 +117,16 @@ async def test_daemon_killed_and_restarted_reaches_the_same_result(
     proc: asyncio.subprocess.Process | None = None
     try:
         kill_points = sorted(rng.sample(range(5, 400), KILLS))
+        if chips_entered:
+            await kill_after_a_chip_win(config, log, journal)
+            kill_points = [p for p in kill_points if p > journal_events(journal)]
         for point in kill_points:
             proc = await start_daemon(config, log)
             await wait_for_events(journal, point)
             proc.send_signal(signal.SIGKILL)
             await proc.wait()
         killed_at = journal_events(journal)
-        assert killed_at >= kill_points[-1]
+        assert killed_at >= max(kill_points, default=0)
         proc = await start_daemon(config, log)
         async with asyncio.timeout(120):
             await sim.wait_games(1)
@@ -100,6 +141,9 @@ async def test_daemon_killed_and_restarted_reaches_the_same_result(
     got = records[0]
     assert list(got.scores) == expected["scores"], json.dumps(expected)
     assert list(got.ranking) == expected["ranking"]
+    # The settlement in P, chips included, as the uninterrupted game's.
+    assert list(got.chips) == expected["money"]["chips"]
+    assert list(got.p) == expected["money"]["total"]
     if readers:
         with Journal.open(journal) as j:
             (game,) = [g.game_id for g in j.games() if g.finished]
