@@ -82,11 +82,13 @@ def console_snapshot(console: SeatConsole) -> dict[str, Any]:
 
 
 def entry_snapshot(entry: WinEntry) -> dict[str, Any]:
-    """A win entry's stored form (``dataclasses.asdict``); ``chips`` only when set: most
-    presets have none, and their snapshots stay as they were."""
+    """A win entry's stored form (``dataclasses.asdict``); ``chips`` and
+    ``counted_chips`` only when set: most presets have none, and their snapshots stay as
+    they were."""
     data = dataclasses.asdict(entry)
-    if entry.chips is None:
-        del data["chips"]
+    for unset in ("chips", "counted_chips"):
+        if data[unset] is None:
+            del data[unset]
     return data
 
 

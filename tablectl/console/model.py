@@ -53,8 +53,9 @@ class WinEntry:
     hand), with the ``points`` the core pays for it and its ``yaku`` for the display.
     ``each``: kantan's ron off several discarders scored from the tiles, one value per
     discarder (``points`` is then their sum). ``chips``: the chips (祝儀) the hand earns
-    besides the yakuman chips, as the winner entered them at ``CHIPS?`` or the tiles
-    counted them (None: not asked, the preset has none)."""
+    besides the yakuman chips, as the winner entered them at ``CHIPS?`` (None: not asked,
+    the preset has none). ``counted_chips``: those the tiles show in a scored win, shown
+    at ``OK?`` only (the rules core counts them itself from the same tiles)."""
 
     seat: int
     han: int = 0
@@ -62,6 +63,7 @@ class WinEntry:
     yakuman: int = 0
     pao: int | None = None
     chips: int | None = None
+    counted_chips: int | None = None
     done: bool = False
     scored: bool = False
     points: int = 0

@@ -14,6 +14,7 @@ from firmware_bridge import messages as m
 from tablectl.console.core import TableCore, log
 from tablectl.console.model import LINE, RonValue, WinEntry, fit
 from tablectl.rules import tilechecks as checks
+from tablectl.rules import tiletrack
 from tablectl.rules.options import MoneyOptions
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import hand_value, ron_points, tsumo_payments
@@ -151,9 +152,13 @@ class WinScoring:
         log.info("[%s] seat %d's win refused: %s %s", self.core.table_id, seat, head, detail)
         self.core.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.BEEP, duration_ms=100))
 
-    def scored_entry(self, seat: int, score: HandScore, *, tsumo: bool) -> WinEntry:
+    def scored_entry(
+        self, seat: int, score: HandScore, *, tsumo: bool, discarder: int | None = None
+    ) -> WinEntry:
         """The win entry of a scored hand: its han, fu or yakuman, its points as the rules
-        core pays them (without honba and deposits) and its yaku."""
+        core pays them (without honba and deposits), its yaku, and where the preset pays
+        chips those the tiles show, for the winner to see at ``OK?`` (the hand carries
+        none: the rules core counts them from the same tiles)."""
         from tablectl.rules.tilescoring import to_hand
 
         hand = to_hand(score, seat)
@@ -167,11 +172,16 @@ class WinScoring:
                 points = sum(tsumo_payments(self.core.rules, value, winner=seat, dealer=dealer))
             else:
                 points = ron_points(self.core.rules, value, dealer=seat == dealer)
+        chips = None
+        if self.core.rules.money.hand_chips:
+            found = tiletrack.chip_tiles(self.core.state, seat, None if tsumo else discarder)
+            chips = None if found is None else found.chips(self.core.rules)
         return WinEntry(
             seat=seat,
             han=hand.han,
             fu=hand.fu,
             yakuman=hand.yakuman,
+            counted_chips=chips,
             scored=True,
             points=points,
             yaku=list(score.yaku),
@@ -188,7 +198,7 @@ class WinScoring:
             score = self.win_score(seat, tsumo=tsumo, discarder=discarder)
             if isinstance(score, tuple):
                 return score
-            return self.scored_entry(seat, score, tsumo=tsumo)
+            return self.scored_entry(seat, score, tsumo=tsumo, discarder=discarder)
         entries: list[WinEntry] = []
         for discarder in discarders:
             score = self.win_score(seat, tsumo=False, discarder=discarder)
@@ -220,7 +230,8 @@ class WinScoring:
         discarders each one's wind and value (``S: 3 HAN 6000``) before its yaku."""
         if not entry.each:
             # The chips the tiles counted, first: the winner agrees to them with the value.
-            chips = [] if entry.chips is None else [f"CHIPS {entry.chips:+d}"]
+            counted = entry.chips if entry.chips is not None else entry.counted_chips
+            chips = [] if counted is None else [f"CHIPS {counted:+d}"]
             return yaku_pages([*chips, *entry.yaku])
         fu_counts = self.core.rules.scoring.table == "standard"
         pages: list[str] = []

@@ -22,6 +22,7 @@ import pytest
 
 import tests.sim.test_autoplay as autoplay
 from tablectl.config import config_for
+from tablectl.console.wins import WinScoring
 from tablectl.dashboard.model import ParlorModel
 from tablectl.export import export_text
 from tablectl.mqtt import TablePublisher
@@ -166,6 +167,20 @@ def chips_by_hand(preset: str, events: list[ev.Event], seen: Seen) -> list[list[
     return out
 
 
+def wins_counted(preset: str, events: list[ev.Event]) -> list[tuple[int, int]]:
+    """Each win without yakuman, as (winner, the chips its tiles hold)."""
+    state = initial_state(load_rules(preset))
+    out: list[tuple[int, int]] = []
+    for event in events:
+        if isinstance(event, ev.Tsumo | ev.Ron):
+            pairs = event.pairs() if isinstance(event, ev.Ron) else [(event.hand, None)]
+            for hand, discarder in pairs:
+                if not hand.yakuman:
+                    out.append((hand.seat, counted_here(preset, state, hand, discarder, Seen())))
+        state, _ = step(state, event)
+    return out
+
+
 class Published:
     """What the daemon's publisher sent; its hands and games checked against the contract."""
 
@@ -213,12 +228,25 @@ def published(monkeypatch: pytest.MonkeyPatch) -> Published:
 
 @pytest.mark.parametrize(("preset", "seed"), [("sanma-free", 7), ("jboy-sanma", 3)])
 async def test_each_hands_chips_are_what_its_tiles_hold(
-    tmp_path: Path, preset: str, seed: int, published: Published
+    tmp_path: Path,
+    preset: str,
+    seed: int,
+    published: Published,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     rules = load_rules(preset)
     # The simulated wall holds the preset's set: its red and gold fives where the sheet
     # has them (sanma-free: red 5p 5s; jboy-sanma: gold 5p, red 5p and two red 5s).
     assert tile_set(rules).red == RED[preset] and tile_set(rules).gold == GOLD[preset]
+    shown: list[tuple[int, int | None]] = []
+    real_entry = WinScoring.scored_entry
+
+    def scored_entry(self: WinScoring, seat: int, *args: Any, **kwargs: Any) -> Any:
+        entry = real_entry(self, seat, *args, **kwargs)
+        shown.append((seat, entry.counted_chips))  # what the winner sees at OK?
+        return entry
+
+    monkeypatch.setattr(WinScoring, "scored_entry", scored_entry)
     played = await play(tmp_path, preset, seed, **READERS)
     table_ids = set(played.table.firmware.wall.ids)
     assert RED[preset] | GOLD[preset] <= table_ids
@@ -229,6 +257,10 @@ async def test_each_hands_chips_are_what_its_tiles_hold(
     hands = [h["chips"] for h in result["hands"]]
     seen = Seen()
     assert hands == chips_by_hand(preset, events, seen)
+    # Each winner saw at OK? the chips its tiles hold (yakuman chips aside: the core adds
+    # those to the value's).
+    for seat, counted in wins_counted(preset, events):
+        assert (seat, counted) in shown, (seat, counted, shown)
     assert any(any(c) for c in hands)
     # The game's chips and P as the daemon settled them.
     money = played.finals[0]["money"]
