@@ -21,12 +21,16 @@ from typing import Any
 import pytest
 
 import tests.sim.test_autoplay as autoplay
+from firmware_bridge.messages import SeatDisplay
+from hw_sim.firmware import SimFirmware
 from tablectl.config import config_for
 from tablectl.console.wins import WinScoring
 from tablectl.dashboard.model import ParlorModel
 from tablectl.export import export_text
+from tablectl.journal import Journal
 from tablectl.mqtt import TablePublisher
 from tablectl.mqtt_settings import MqttSettings
+from tablectl.records import list_records
 from tablectl.replay import replay
 from tablectl.rules import events as ev
 from tablectl.rules import tilechecks
@@ -167,6 +171,14 @@ def chips_by_hand(preset: str, events: list[ev.Event], seen: Seen) -> list[list[
     return out
 
 
+def finished_record(tmp: Path) -> Any:
+    """The record (``tablectl records``) of the game the daemon finished in ``tmp``."""
+    (path,) = tmp.glob("journal-*.sqlite3")
+    with Journal.open(path, readonly=True) as journal:
+        (record,) = list_records(journal)  # the finished games
+    return record
+
+
 def wins_counted(preset: str, events: list[ev.Event]) -> list[tuple[int, int]]:
     """Each win without yakuman, as (winner, the chips its tiles hold)."""
     state = initial_state(load_rules(preset))
@@ -247,6 +259,15 @@ async def test_each_hands_chips_are_what_its_tiles_hold(
         return entry
 
     monkeypatch.setattr(WinScoring, "scored_entry", scored_entry)
+    game_over: dict[int, str] = {}  # each seat's line 2 at GAME OVER, as the table shows it
+    real_handle = SimFirmware._handle
+
+    async def handle(self: SimFirmware, msg: Any) -> None:
+        if isinstance(msg, SeatDisplay) and msg.line1.startswith("GAME OVER"):
+            game_over.setdefault(msg.seat, msg.line2)
+        await real_handle(self, msg)
+
+    monkeypatch.setattr(SimFirmware, "_handle", handle)
     played = await play(tmp_path, preset, seed, **READERS)
     table_ids = set(played.table.firmware.wall.ids)
     assert RED[preset] | GOLD[preset] <= table_ids
@@ -266,6 +287,12 @@ async def test_each_hands_chips_are_what_its_tiles_hold(
     money = played.finals[0]["money"]
     assert money["chips"] == [sum(c) for c in zip(*hands, strict=True)]
     assert money["total"] == [sum(parts) for parts in zip(*(money[k] for k in PARTS), strict=True)]
+    # The same P at GAME OVER on every seat's display, and in the records.
+    assert sorted(game_over) == list(range(rules.players)), game_over
+    for seat, line2 in game_over.items():
+        assert line2.endswith(f" {money['total'][seat]:+d}P"), (seat, line2)
+    record = finished_record(tmp_path)
+    assert list(record.p) == money["total"] and list(record.chips) == money["chips"]
     assert seen.riichi and seen.fives and seen.ura, seen
 
     # The tenhou.net/6 log carries what earns chips, in its yaku: the same counts.
