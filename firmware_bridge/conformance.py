@@ -596,6 +596,13 @@ async def check_retransmission(probe: Probe) -> str:
         probe.auto_ack = True
 
 
+def _events(probe: Probe, since: int, kind: type[Message]) -> dict[int, Received]:
+    """The device's events of type ``kind`` received since ``since``, one per sequence
+    number: a retransmission (the probe's ack was late, as on a busy host) is the same
+    event again, not another answer."""
+    return {r.frame.seq: r for r in probe.received[since:] if isinstance(r.message, kind)}
+
+
 @check("duplicates")
 async def check_duplicates(probe: Probe) -> str:
     """A command received twice (the device's ack was lost, the host resent it) is
@@ -605,7 +612,7 @@ async def check_duplicates(probe: Probe) -> str:
     probe.command(StatusRequest(), seq=seq)
     _require(await probe.acked(seq, since=since), f"seq {seq} not acknowledged")
     await asyncio.sleep(0.5)
-    answers = [r for r in probe.received[since:] if isinstance(r.message, TableStatus)]
+    answers = _events(probe, since, TableStatus)
     _require(len(answers) == 1, f"{len(answers)} TableStatus for one StatusRequest sent twice")
     return "a repeated command was answered once"
 
@@ -630,7 +637,7 @@ async def check_ordering(probe: Probe) -> str:
     probe.command(StatusRequest())  # seq first + 1, sent again as go-back-N would
     _require(await probe.acked((first + 1) % 256, since=since), "the pair was not acknowledged")
     await asyncio.sleep(0.3)
-    answers = [r for r in probe.received[since:] if isinstance(r.message, TableStatus)]
+    answers = _events(probe, since, TableStatus)
     _require(len(answers) == 2, f"{len(answers)} TableStatus for two StatusRequests")
     return "dropped out of order, taken in order"
 
