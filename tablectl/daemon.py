@@ -214,7 +214,7 @@ class Daemon:
         self,
         config: DaemonConfig,
         *,
-        claim_window_s: float = CLAIM_WINDOW_S,
+        claim_window_s: float | None = CLAIM_WINDOW_S,
         new_games: bool = True,
         max_games: int | None = None,
         on_game: Callable[[Table, dict[str, Any]], None] | None = None,
