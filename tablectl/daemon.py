@@ -214,7 +214,7 @@ class Daemon:
         self,
         config: DaemonConfig,
         *,
-        claim_window_s: float = CLAIM_WINDOW_S,
+        claim_window_s: float | None = CLAIM_WINDOW_S,
         new_games: bool = True,
         max_games: int | None = None,
         on_game: Callable[[Table, dict[str, Any]], None] | None = None,
@@ -224,7 +224,8 @@ class Daemon:
     ) -> None:
         """``monotonic`` times the claim windows, the game clock, the staff lock-out and
         the stall watchdog: a test that needs the same frames from the same seed gives one
-        that stands still (the seat displays show the game clock).
+        that stands still (the seat displays show the game clock). ``claim_window_s``
+        None: no claim deadline, a window closes on its answers (bots on every seat).
 
         ``stop_at`` (the demo's fast-forward) is asked before each table event, with the
         events journalled in the game and the link position handled so far; when it says

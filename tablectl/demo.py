@@ -16,6 +16,7 @@ import json
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
@@ -29,8 +30,10 @@ from tablectl.rules.state import GameState, HandRecord
 from tablectl.table import Table
 from tablectl.tiles.ids import KIND_NAMES, kind, tile_set
 
-#: Claim window with bots (they answer at once) and for people watching.
-FAST_CLAIM_S = 0.05
+#: The claim windows have no deadline: every seat is a bot that answers each ``RON?`` at
+#: once, so a window closes on its last answer. A deadline (0.05 s, once) closed windows
+#: on a loaded machine before the answers were back, and one seed played another game.
+CLAIM_WINDOW_S = None
 #: Seconds between two bot actions when people watch (0 with --fast).
 WATCH_PACE_S = 0.12
 #: Screen refresh interval of the live view.
@@ -185,9 +188,7 @@ async def _one_game(
             )
             out.flush()
 
-    daemon = Daemon(
-        config, claim_window_s=FAST_CLAIM_S, max_games=1, on_game=on_game, on_hand=on_hand
-    )
+    daemon = demo_daemon(config, fast, max_games=1, on_game=on_game, on_hand=on_hand)
     daemon_task = asyncio.create_task(daemon.run())
     watched = daemon if tiles else None
     view_task = asyncio.create_task(_live_view(sim, out, watched)) if live else None
@@ -215,6 +216,22 @@ async def _one_game(
     if not results:
         raise RuntimeError("the game ended without a result")
     return results[0]
+
+
+def demo_daemon(config: DaemonConfig, fast: bool, **options: Any) -> Daemon:
+    """The demo's daemon (``options`` as :class:`Daemon` takes them): nothing in its game
+    waits on a clock, so that a seed plays one game however loaded the machine is. Claim
+    windows close on the bots' answers (:data:`CLAIM_WINDOW_S`); with ``fast`` its clock
+    stands still too, so a game clock (kenko's 50 minutes) never runs out in the middle
+    of a game that takes seconds, and shows its full time. A watched game keeps the
+    running clock people see count down; it takes minutes, far from any time limit."""
+    clock = _still_clock if fast else time.monotonic
+    return Daemon(config, claim_window_s=CLAIM_WINDOW_S, monotonic=clock, **options)
+
+
+def _still_clock() -> float:
+    """The fast demo's monotonic clock: it stands still (see :func:`demo_daemon`)."""
+    return 0.0
 
 
 class _InProgress(NamedTuple):
@@ -264,7 +281,7 @@ async def _fast_forward(
 
     with tempfile.TemporaryDirectory(prefix="tablectl-resume-") as tmp:
         scratch = dataclasses.replace(config, journal=Path(tmp) / "scratch.sqlite3")
-        daemon = Daemon(scratch, claim_window_s=FAST_CLAIM_S, max_games=1, stop_at=there)
+        daemon = demo_daemon(scratch, True, max_games=1, stop_at=there)
         task = asyncio.create_task(daemon.run())
         stopped = asyncio.ensure_future(stop.event.wait())
         try:

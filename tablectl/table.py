@@ -101,7 +101,7 @@ class Table:
         now: Callable[[], float],
         table_id: str = "table",
         state: GameState | None = None,
-        claim_window_s: float = CLAIM_WINDOW_S,
+        claim_window_s: float | None = CLAIM_WINDOW_S,
         new_games: bool = True,
         on_game_over: Callable[[Final], None] | None = None,
         rules_ref: str | None = None,

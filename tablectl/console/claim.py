@@ -107,7 +107,7 @@ class ClaimFlow:
         for other in others:
             self.core.open(other, Prompt.RON, typed=None, message=None, entering="claim_opened")
         await self.core.trigger("claim_opened")
-        self.core.claim_deadline = self.core.now() + self.core.claim_window_s
+        self.core.open_claim_window()
         if len(self.core.pending.answered) >= self.core.players - 1:
             await self.close_claim()
 
@@ -322,4 +322,4 @@ class ClaimFlow:
                 self.core.open(other, Prompt.RON)
                 self.core.consoles[other].message = "LAST DISCARDS" if kantan else "LAST DISCARD"
         await self.core.trigger("claim_opened")
-        self.core.claim_deadline = self.core.now() + self.core.claim_window_s
+        self.core.open_claim_window()

@@ -153,7 +153,8 @@ class CoreConfig:
     publisher: Publisher | None = None
     table_id: str = "table"
     state: GameState | None = None
-    claim_window_s: float = 3.0
+    #: None: no deadline, the window closes on the asked seats' answers alone.
+    claim_window_s: float | None = 3.0
     new_games: bool = True
     on_game_over: Callable[[Final], None] | None = None
     rules_ref: str | None = None
@@ -403,7 +404,16 @@ class TableCore:
             self._conditions_memo = (self.state, conditions(self.state))
         return self._conditions_memo[1]
 
-    # ------------------------------------------------------------------ the game clock
+    # ------------------------------------------------------------------ the clocks
+
+    def open_claim_window(self) -> None:
+        """Start the claim window's deadline, ``claim_window_s`` from now. Without one
+        (None: every seat is a bot that answers at once, as in ``tablectl demo``) the
+        window closes on the last answer alone: a deadline could only cut off an answer
+        still on its way, and which answers count would then depend on the machine's
+        load."""
+        window = self.claim_window_s
+        self.claim_deadline = None if window is None else self.now() + window
 
     def clock_seconds(self) -> int | None:
         """Seconds left on the game clock (None: the preset has none, or it has not
@@ -635,7 +645,7 @@ class TableCore:
             self.clock_started = None if clock_s is None else self.now() - clock_s
             self.resume_phase = phase
             if phase == "table_playing_claim":
-                self.claim_deadline = self.now() + self.claim_window_s  # a fresh window
+                self.open_claim_window()  # a fresh window
 
         return commit
 

@@ -608,3 +608,28 @@ async def test_a_restored_claim_window_waits_for_the_link() -> None:
     assert new.table.pending is not None and new.table.pending.kind == "claim"
     await new.up()
     assert new.table.phase == "table_playing_claim"
+
+
+async def test_a_claim_window_without_a_deadline_closes_on_the_answers_alone() -> None:
+    # The demo's bots answer every RON? at once: with no deadline, however far the clock
+    # (a loaded machine's) runs before their answers are in, the window waits for them.
+    timed, untimed = Rig(), Rig(claim_window_s=None)
+    for rig in (timed, untimed):
+        await rig.up()
+        await rig.start_hand()
+        await rig.key(1, K.RON)
+        await rig.key(2, K.CANCEL)
+        rig.clock += 3600.0
+        await rig.table.tick()
+    assert timed.lines(1)[0] == "HAN?" and timed.lines(3)[0] != "RON?"  # closed by the clock
+    assert untimed.table.phase == "table_playing_claim" and untimed.lines(3)[0] == "RON?"
+    # A restored window has no deadline either.
+    restored = Rig(claim_window_s=None, state=untimed.state)
+    restored.table.restore_flow(json.loads(json.dumps(untimed.table.flow_snapshot())))
+    await restored.up()
+    restored.clock += 3600.0
+    await restored.table.tick()
+    assert restored.table.phase == "table_playing_claim"
+    for rig in (untimed, restored):
+        await rig.key(3, K.RON)  # the last answer closes it: a double ron
+        assert rig.lines(1)[0] == "HAN?" and rig.lines(3)[0] == "HAN?"
