@@ -158,13 +158,15 @@ class TablePublisher:
         self._requests.on_ack = callback
 
     @property
-    def on_staff_command(self) -> Callable[[str, str, str | None], None] | None:
-        """Called with ``(command, staff_name, rules or None)`` for each well-formed
-        command; None: commands are ignored."""
+    def on_staff_command(self) -> Callable[[str, str, str | None, int | None], None] | None:
+        """Called with ``(command, staff_name, rules or None, seat or None)`` for each
+        well-formed command; None: commands are ignored."""
         return self._requests.on_command
 
     @on_staff_command.setter
-    def on_staff_command(self, callback: Callable[[str, str, str | None], None] | None) -> None:
+    def on_staff_command(
+        self, callback: Callable[[str, str, str | None, int | None], None] | None
+    ) -> None:
         self._requests.on_command = callback
 
     @property

@@ -65,10 +65,28 @@ SHORT_REFUSALS = {
 _CONSOLE_FIELDS = tuple(f.name for f in dataclasses.fields(SeatConsole) if f.name != "under")
 
 
+#: Seat winds in words, from the dealer's.
+SEAT_WIND_WORDS = ("East", "South", "West", "North")
+#: What a seat's call alert says after its seat's words.
+CALL_WORDS = {"staff_call": "staff call", "last_game": "last game"}
+
+
 def tray_alert_text(trays: Sequence[int], scores: Sequence[int]) -> str:
     """The tray alert's text: each seat whose tray differs, as ``seat:tray/score``."""
     pairs = (f"{s}:{trays[s]}/{scores[s]}" for s in range(len(trays)) if trays[s] != scores[s])
     return "TRAY " + " ".join(pairs)
+
+
+def tray_alert_words(
+    trays: Sequence[int], scores: Sequence[int], seat_words: Callable[[int], str]
+) -> str:
+    """The tray alert in words: each seat whose tray differs, named, with both amounts."""
+    pairs = (
+        f"{seat_words(s)} tray {trays[s]:,}, score {scores[s]:,}"
+        for s in range(len(trays))
+        if trays[s] != scores[s]
+    )
+    return "Trays differ: " + "; ".join(pairs)
 
 
 def console_snapshot(console: SeatConsole) -> dict[str, Any]:
@@ -320,15 +338,16 @@ class TableCore:
 
         Each accepted event is recorded (the journal) before anything it causes is sent.
         """
-        staged: list[tuple[ev.Event, GameState, tuple[Any, ...]]] = []
+        staged: list[tuple[ev.Event, GameState, GameState, tuple[Any, ...]]] = []
         state = self.state
         for event in events:
+            before = state
             state, effects = step(state, event)
             for effect in effects:
                 if isinstance(effect, Refusal):
                     return effect
-            staged.append((event, state, effects))
-        for event, new_state, effects in staged:
+            staged.append((event, before, state, effects))
+        for event, before, new_state, effects in staged:
             if self.recorder is not None:
                 self.recorder.event_accepted(event, new_state)
             self.state = new_state
@@ -340,10 +359,35 @@ class TableCore:
                     payload = {**ev.event_to_json(event), "scores": list(new_state.scores)}
                     self.publisher.publish_event(payload)
                 self.publisher.publish_state(self.live_state())
-            self._effects(effects)
+            self._effects(effects, event, before)
         return None
 
-    def _effects(self, effects: Sequence[Any]) -> None:
+    def _win_values(self, event: ev.Event) -> list[dict[str, Any]]:
+        """Each winning hand of ``event`` as entered (han, fu, yakuman), with the points
+        and yaku where the table read the tiles: for the parlor's list of hands."""
+        if isinstance(event, ev.Ron):
+            hands: Sequence[ev.Hand] = event.winners
+        elif isinstance(event, ev.Tsumo):
+            hands = (event.hand,)
+        else:
+            return []
+        entries = self.pending.entries if self.pending is not None else {}
+        nth: dict[int, int] = {}
+        out: list[dict[str, Any]] = []
+        for hand in hands:
+            value: dict[str, Any] = {
+                "seat": hand.seat, "han": hand.han, "fu": hand.fu, "yakuman": hand.yakuman,
+            }  # fmt: skip
+            entry = entries.get(hand.seat)
+            if entry is not None and entry.scored:
+                # Kantan's ron off several discarders lists the winner once per discarder.
+                index = nth[hand.seat] = nth.get(hand.seat, -1) + 1
+                scored = entry.each[index] if entry.each and index < len(entry.each) else entry
+                value["points"], value["yaku"] = scored.points, list(scored.yaku)
+            out.append(value)
+        return out
+
+    def _effects(self, effects: Sequence[Any], event: ev.Event, before: GameState) -> None:
         for effect in effects:
             if isinstance(effect, DeadHand):
                 self.consoles[effect.seat].message = "DEAD HAND"
@@ -358,6 +402,10 @@ class TableCore:
                             **self.last_hand,
                             "chips": list(effect.record.chips),  # MQTT revision 4
                             "scores": list(self.state.scores),
+                            # MQTT revision 5: the hand's own winds, riichi and values.
+                            "dealer": before.dealer,
+                            "riichi": sorted(before.riichi),
+                            "values": self._win_values(event),
                         }
                     )
                 self.on_settled(effect.record)
@@ -489,19 +537,36 @@ class TableCore:
         """Raise or end the alert a note means for staff; True if the board changed."""
         before = self.alerts.as_list()
         now = self.wall_time()
-        if kind == "staff_call":
-            self.alerts.raise_alert("staff_call", seat, "STAFF CALL", now)
-        elif kind == "last_game":
+        if kind == "staff_call" and seat is not None:
+            self.raise_call("staff_call", seat, now)
+        elif kind == "last_game" and seat is not None:
             if detail.get("on"):
-                self.alerts.raise_alert("last_game", seat, "LAST GAME", now)
+                self.raise_call("last_game", seat, now)
             else:
                 self.alerts.resolve("last_game", seat)
         elif kind == "tray_mismatch":
-            text = tray_alert_text(detail["trays"], detail["scores"])
-            self.alerts.raise_alert("tray_mismatch", None, text, now)
+            trays, scores = detail["trays"], detail["scores"]
+            text = tray_alert_text(trays, scores)
+            words = tray_alert_words(trays, scores, self.seat_words)
+            self.alerts.raise_alert("tray_mismatch", None, text, now, words=words)
         elif kind == "trays_match":
             self.alerts.resolve("tray_mismatch")
         return self.alerts.as_list() != before
+
+    def seat_words(self, seat: int) -> str:
+        """A seat as staff say it now: its wind this hand and its player, ``South (Baba)``
+        (the wind alone where the table has no names)."""
+        wind = SEAT_WIND_WORDS[(seat - self.state.dealer) % self.players]
+        name = self.seat_names[seat] if self.seat_names is not None else None
+        return f"{wind} ({name})" if name and name != wind else wind
+
+    def raise_call(self, kind: Literal["staff_call", "last_game"], seat: int, now: float) -> None:
+        """Raise a player's call for staff, its seat named in words as it is now."""
+        where = self.seat_words(seat)
+        text = kind.upper().replace("_", " ")
+        self.alerts.raise_alert(
+            kind, seat, text, now, where=where, words=f"{where}: {CALL_WORDS[kind]}"
+        )
 
     def acknowledge_alert(self, alert_id: str, by: str, *, via: str) -> str | None:
         """Staff member ``by`` acknowledged an alert (from the parlor's dashboard, or
@@ -644,4 +709,4 @@ class TableCore:
         now = self.wall_time()
         for seat, console in enumerate(self.consoles):
             if console.last_game:
-                self.alerts.raise_alert("last_game", seat, "LAST GAME", now)
+                self.raise_call("last_game", seat, now)
