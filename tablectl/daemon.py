@@ -36,6 +36,7 @@ from tablectl.config import DaemonConfig, load_rules_ref
 from tablectl.console.staff import StaffGate
 from tablectl.ctl import CtlServer
 from tablectl.journal import Journal, JournalLock, LinkPosition, resume
+from tablectl.mqtt_requests import STAFF_COMMANDS
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState, HandRecord
@@ -363,6 +364,15 @@ class Daemon:
             on_hand = self.on_hand
             table.on_hand_settled = lambda record: on_hand(table, record)
         self.table = table
+        if publisher is not None:
+            # The page's new-game menu: only these rules are taken from the network.
+            publisher.publish_menu(
+                {
+                    "table": config.table_id,
+                    "rules_menu": list(table.rules_menu),
+                    "commands": list(STAFF_COMMANDS),
+                }
+            )
         if config.stall_after_s is not None:
             # Progress: an event journalled, a console moved on, another game.
             self.watch = StallWatch(

@@ -113,6 +113,7 @@ class TablePublisher:
         self.events_topic = topics.events
         self.games_topic = topics.games
         self.hands_topic = topics.hands
+        self.menu_topic = topics.menu
         #: Where the parlor's dashboard acknowledges an alert (the table subscribes).
         self.staff_ack_topic = topics.staff_ack
         #: Where the parlor's dashboard asks for game control (undo, a new game).
@@ -250,6 +251,14 @@ class TablePublisher:
             self._outbox.enqueue(Message(self.games_topic, payload, 1, False, Kind.GAME))
         if self._ledger is not None:
             self._ledger.poke()  # the game's end is in the journal's ledger outbox
+
+    def publish_menu(self, menu: dict[str, Any]) -> None:
+        """Queue what staff may ask of the table from the parlor (retained, latest only):
+        its ``rules_menu`` and the ``commands`` it takes."""
+        payload = self._encode_or_drop(menu, "menu")
+        if payload is not None:
+            self._outbox.set_retained(self.menu_topic, payload)
+            self._outbox.wake()
 
     def publish_hand(self, hand: dict[str, Any]) -> None:
         """Queue a settled hand (not retained, qos 1, kept like a game: a parlor's list of
