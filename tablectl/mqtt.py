@@ -116,7 +116,7 @@ class TablePublisher:
         self.menu_topic = topics.menu
         #: Where the parlor's dashboard acknowledges an alert (the table subscribes).
         self.staff_ack_topic = topics.staff_ack
-        #: Where the parlor's dashboard asks for game control (undo, a new game).
+        #: Where the parlor's dashboard asks for game control (staff/command).
         self.staff_command_topic = topics.staff_command
         self._seat_topics = tuple(map(topics.seat_score, range(seats)))
         self._outbox = Outbox(log, table_id)

@@ -88,7 +88,7 @@ class TableTopics:
         self.menu = f"{base}/menu"
         #: Where the parlor's dashboard acknowledges an alert (the table subscribes).
         self.staff_ack = f"{base}/staff/ack"
-        #: Where the parlor's dashboard asks for game control (undo, a new game).
+        #: Where the parlor's dashboard asks for game control (staff/command).
         self.staff_command = f"{base}/staff/command"
         #: The table's finished games for the parlor's ledger, and its acknowledgements.
         self.ledger = f"{base}/ledger"
