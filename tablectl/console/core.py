@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 from firmware_bridge import messages as m
 from tablectl.alerts import AlertBoard
 from tablectl.console.model import Pending, PendingKind, SeatConsole, WinEntry, fit
+from tablectl.console.parlor_words import call_words, seat_words, tray_alert_words, win_values
 from tablectl.console.prompts import PROMPTS, STAFF_PROMPTS, Prompt
 from tablectl.phases import PhaseModel, build_machine, destination, public_phase
 from tablectl.rules import events as ev
@@ -65,28 +66,10 @@ SHORT_REFUSALS = {
 _CONSOLE_FIELDS = tuple(f.name for f in dataclasses.fields(SeatConsole) if f.name != "under")
 
 
-#: Seat winds in words, from the dealer's.
-SEAT_WIND_WORDS = ("East", "South", "West", "North")
-#: What a seat's call alert says after its seat's words.
-CALL_WORDS = {"staff_call": "staff call", "last_game": "last game"}
-
-
 def tray_alert_text(trays: Sequence[int], scores: Sequence[int]) -> str:
     """The tray alert's text: each seat whose tray differs, as ``seat:tray/score``."""
     pairs = (f"{s}:{trays[s]}/{scores[s]}" for s in range(len(trays)) if trays[s] != scores[s])
     return "TRAY " + " ".join(pairs)
-
-
-def tray_alert_words(
-    trays: Sequence[int], scores: Sequence[int], seat_words: Callable[[int], str]
-) -> str:
-    """The tray alert in words: each seat whose tray differs, named, with both amounts."""
-    pairs = (
-        f"{seat_words(s)} tray {trays[s]:,}, score {scores[s]:,}"
-        for s in range(len(trays))
-        if trays[s] != scores[s]
-    )
-    return "Trays differ: " + "; ".join(pairs)
 
 
 def console_snapshot(console: SeatConsole) -> dict[str, Any]:
@@ -362,31 +345,6 @@ class TableCore:
             self._effects(effects, event, before)
         return None
 
-    def _win_values(self, event: ev.Event) -> list[dict[str, Any]]:
-        """Each winning hand of ``event`` as entered (han, fu, yakuman), with the points
-        and yaku where the table read the tiles: for the parlor's list of hands."""
-        if isinstance(event, ev.Ron):
-            hands: Sequence[ev.Hand] = event.winners
-        elif isinstance(event, ev.Tsumo):
-            hands = (event.hand,)
-        else:
-            return []
-        entries = self.pending.entries if self.pending is not None else {}
-        nth: dict[int, int] = {}
-        out: list[dict[str, Any]] = []
-        for hand in hands:
-            value: dict[str, Any] = {
-                "seat": hand.seat, "han": hand.han, "fu": hand.fu, "yakuman": hand.yakuman,
-            }  # fmt: skip
-            entry = entries.get(hand.seat)
-            if entry is not None and entry.scored:
-                # Kantan's ron off several discarders lists the winner once per discarder.
-                index = nth[hand.seat] = nth.get(hand.seat, -1) + 1
-                scored = entry.each[index] if entry.each and index < len(entry.each) else entry
-                value["points"], value["yaku"] = scored.points, list(scored.yaku)
-            out.append(value)
-        return out
-
     def _effects(self, effects: Sequence[Any], event: ev.Event, before: GameState) -> None:
         for effect in effects:
             if isinstance(effect, DeadHand):
@@ -405,7 +363,7 @@ class TableCore:
                             # MQTT revision 5: the hand's own winds, riichi and values.
                             "dealer": before.dealer,
                             "riichi": sorted(before.riichi),
-                            "values": self._win_values(event),
+                            "values": win_values(event, self.pending),
                         }
                     )
                 self.on_settled(effect.record)
@@ -547,26 +505,17 @@ class TableCore:
         elif kind == "tray_mismatch":
             trays, scores = detail["trays"], detail["scores"]
             text = tray_alert_text(trays, scores)
-            words = tray_alert_words(trays, scores, self.seat_words)
+            words = tray_alert_words(trays, scores, self.state.dealer, self.seat_names)
             self.alerts.raise_alert("tray_mismatch", None, text, now, words=words)
         elif kind == "trays_match":
             self.alerts.resolve("tray_mismatch")
         return self.alerts.as_list() != before
 
-    def seat_words(self, seat: int) -> str:
-        """A seat as staff say it now: its wind this hand and its player, ``South (Baba)``
-        (the wind alone where the table has no names)."""
-        wind = SEAT_WIND_WORDS[(seat - self.state.dealer) % self.players]
-        name = self.seat_names[seat] if self.seat_names is not None else None
-        return f"{wind} ({name})" if name and name != wind else wind
-
     def raise_call(self, kind: Literal["staff_call", "last_game"], seat: int, now: float) -> None:
         """Raise a player's call for staff, its seat named in words as it is now."""
-        where = self.seat_words(seat)
-        text = kind.upper().replace("_", " ")
-        self.alerts.raise_alert(
-            kind, seat, text, now, where=where, words=f"{where}: {CALL_WORDS[kind]}"
-        )
+        where = seat_words(seat, self.state.dealer, self.players, self.seat_names)
+        text, words = call_words(kind, where)
+        self.alerts.raise_alert(kind, seat, text, now, where=where, words=words)
 
     def acknowledge_alert(self, alert_id: str, by: str, *, via: str) -> str | None:
         """Staff member ``by`` acknowledged an alert (from the parlor's dashboard, or
