@@ -10,6 +10,11 @@ Two sorts of alert:
   acknowledgement only marks who is on it (``acked_by``), so staff still see that it is
   not fixed. ``since`` is when the condition began (for ``stalled``, the last progress).
 
+Each alert carries ``where`` and ``words`` besides its short ``text``: the seat it is
+about and what it says, in words fixed when it was raised ("South (Baba): staff call"),
+so that a dealer moving on, or a player changing seats, does not change what staff read
+(MQTT revision 5). The caller, who knows the seats' winds and names, writes them.
+
 Ids are short strings (``a1``, ``a2``, ...) unique within one daemon's life: the parlor's
 view acknowledges by id, and an id never names two alerts. Time comes from the caller
 (the daemon's wall clock), so this module does no I/O.
@@ -33,7 +38,8 @@ KINDS: Final = CALLS | CONDITIONS
 @dataclass(frozen=True, slots=True)
 class Alert:
     """One thing staff must see: its id, what it is, the seat (or None for the table),
-    a short text, when it was raised (Unix time) and who acknowledged it."""
+    a short text, when it was raised (Unix time) and who acknowledged it; ``where`` names
+    the seat and its player and ``words`` says it all, both as they were when raised."""
 
     id: str
     kind: AlertKind
@@ -41,6 +47,8 @@ class Alert:
     text: str
     since: float
     acked_by: str | None = None
+    where: str | None = None
+    words: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """The published form (docs/mqtt/state.schema.json, ``alerts`` items)."""
@@ -51,6 +59,8 @@ class Alert:
             "text": self.text,
             "since": round(self.since, 3),
             "acked_by": self.acked_by,
+            "where": self.where,
+            "words": self.words or self.text,
         }
 
 
@@ -64,17 +74,29 @@ class AlertBoard:
     def __len__(self) -> int:
         return len(self._alerts)
 
-    def raise_alert(self, kind: AlertKind, seat: int | None, text: str, now: float) -> Alert:
-        """Raise an alert; an open one of the same kind and seat is kept (its text
-        updated), so a repeated call or a fault reported twice is one alert."""
+    def raise_alert(
+        self,
+        kind: AlertKind,
+        seat: int | None,
+        text: str,
+        now: float,
+        *,
+        where: str | None = None,
+        words: str | None = None,
+    ) -> Alert:
+        """Raise an alert; an open one of the same kind and seat is kept, so a repeated
+        call or a fault reported twice is one alert. Its words stay as first raised
+        unless its text changed (a tray mismatch with other amounts): a staff call
+        pressed again after the dealer moved still names the seat as it was."""
         if kind not in KINDS:
             raise ValueError(f"unknown alert kind {kind!r}")
+        said = text if words is None else words
         for alert in self._alerts.values():
             if alert.kind == kind and alert.seat == seat:
                 if alert.text != text:
-                    self._alerts[alert.id] = replace(alert, text=text)
+                    self._alerts[alert.id] = replace(alert, text=text, where=where, words=said)
                 return self._alerts[alert.id]
-        alert = Alert(f"a{self._next}", kind, seat, text, now)
+        alert = Alert(f"a{self._next}", kind, seat, text, now, where=where, words=said)
         self._next += 1
         self._alerts[alert.id] = alert
         return alert

@@ -36,6 +36,7 @@ from tablectl.config import DaemonConfig, load_rules_ref
 from tablectl.console.staff import StaffGate
 from tablectl.ctl import CtlServer
 from tablectl.journal import Journal, JournalLock, LinkPosition, resume
+from tablectl.mqtt_requests import STAFF_COMMANDS
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState, HandRecord
@@ -364,6 +365,15 @@ class Daemon:
             on_hand = self.on_hand
             table.on_hand_settled = lambda record: on_hand(table, record)
         self.table = table
+        if publisher is not None:
+            # The page's new-game menu: only these rules are taken from the network.
+            publisher.publish_menu(
+                {
+                    "table": config.table_id,
+                    "rules_menu": list(table.rules_menu),
+                    "commands": list(STAFF_COMMANDS),
+                }
+            )
         if config.stall_after_s is not None:
             # Progress: an event journalled, a console moved on, another game.
             self.watch = StallWatch(
@@ -401,8 +411,8 @@ class Daemon:
                     publisher.on_staff_ack = lambda alert, by: self._queue_request(
                         requests, ParlorRequest("ack", alert, by, None)
                     )
-                    publisher.on_staff_command = lambda cmd, by, rules: self._queue_request(
-                        requests, ParlorRequest(cmd, None, by, rules)
+                    publisher.on_staff_command = lambda cmd, by, rules, seat: self._queue_request(
+                        requests, ParlorRequest(cmd, None, by, rules, seat=seat)
                     )
                     publisher.on_staff_refused = lambda action, by, why: self._queue_request(
                         requests, ParlorRequest("refused", None, by, None, action, why)
@@ -494,7 +504,7 @@ class Daemon:
         """Acknowledgements and game control from the parlor's staff, each handled like
         ``tablectl ctl``'s (journalled as staff actions; a refusal is published)."""
         while True:
-            kind, alert, by, rules, action, why, counts = await requests.get()
+            kind, alert, by, rules, action, why, counts, seat = await requests.get()
             if kind in ("refused", "refusals"):
                 # Not authenticated: nothing happens at the table but a note staff may
                 # look up (journalled, published); the publisher limits how many.
@@ -513,7 +523,9 @@ class Daemon:
                             menu = ", ".join(table.rules_menu)
                             why = f"rules {rules!r} are not on this table's menu ({menu})"
                         else:
-                            why = await table.staff_command(kind, rules, by=f"{by} (parlor)")
+                            why = await table.staff_command(
+                                kind, rules, by=f"{by} (parlor)", seat=seat
+                            )
                         if why is not None:
                             table.refuse_staff_request(kind, by, why)
                     table.refresh()
@@ -647,13 +659,15 @@ class ParlorRequest(NamedTuple):
     refused unauthenticated (``kind`` "refused": ``action`` and ``why``; "refusals":
     ``counts`` of reasons, for those refused beyond the journalled few)."""
 
-    kind: str  # "ack", "undo", "new_game", "refused" or "refusals"
+    kind: str  # "ack", a staff command (mqtt_requests.STAFF_COMMANDS), "refused", "refusals"
     alert: str | None
     by: str
     rules: str | None
     action: str | None = None
     why: str | None = None
     counts: dict[str, int] | None = None
+    #: The seat a chombo or false call is for.
+    seat: int | None = None
 
 
 class StoppedAt(Exception):

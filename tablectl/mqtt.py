@@ -113,9 +113,10 @@ class TablePublisher:
         self.events_topic = topics.events
         self.games_topic = topics.games
         self.hands_topic = topics.hands
+        self.menu_topic = topics.menu
         #: Where the parlor's dashboard acknowledges an alert (the table subscribes).
         self.staff_ack_topic = topics.staff_ack
-        #: Where the parlor's dashboard asks for game control (undo, a new game).
+        #: Where the parlor's dashboard asks for game control (staff/command).
         self.staff_command_topic = topics.staff_command
         self._seat_topics = tuple(map(topics.seat_score, range(seats)))
         self._outbox = Outbox(log, table_id)
@@ -158,13 +159,15 @@ class TablePublisher:
         self._requests.on_ack = callback
 
     @property
-    def on_staff_command(self) -> Callable[[str, str, str | None], None] | None:
-        """Called with ``(command, staff_name, rules or None)`` for each well-formed
-        command; None: commands are ignored."""
+    def on_staff_command(self) -> Callable[[str, str, str | None, int | None], None] | None:
+        """Called with ``(command, staff_name, rules or None, seat or None)`` for each
+        well-formed command; None: commands are ignored."""
         return self._requests.on_command
 
     @on_staff_command.setter
-    def on_staff_command(self, callback: Callable[[str, str, str | None], None] | None) -> None:
+    def on_staff_command(
+        self, callback: Callable[[str, str, str | None, int | None], None] | None
+    ) -> None:
         self._requests.on_command = callback
 
     @property
@@ -248,6 +251,14 @@ class TablePublisher:
             self._outbox.enqueue(Message(self.games_topic, payload, 1, False, Kind.GAME))
         if self._ledger is not None:
             self._ledger.poke()  # the game's end is in the journal's ledger outbox
+
+    def publish_menu(self, menu: dict[str, Any]) -> None:
+        """Queue what staff may ask of the table from the parlor (retained, latest only):
+        its ``rules_menu`` and the ``commands`` it takes."""
+        payload = self._encode_or_drop(menu, "menu")
+        if payload is not None:
+            self._outbox.set_retained(self.menu_topic, payload)
+            self._outbox.wake()
 
     def publish_hand(self, hand: dict[str, Any]) -> None:
         """Queue a settled hand (not retained, qos 1, kept like a game: a parlor's list of

@@ -1,7 +1,8 @@
 """Staff requests that reach a table over MQTT: checked here before the daemon sees them.
 
 The parlor's dashboard acknowledges alerts (``.../staff/ack``) and asks for game control
-(``.../staff/command``: ``undo``, ``new_game``). :class:`StaffRequests` authenticates each
+(``.../staff/command``: ``undo``, ``new_game``, ``abandon``, ``tray_override``, ``chombo``,
+``false_call``). :class:`StaffRequests` authenticates each
 request as the table's ``commands`` mode says (:mod:`tablectl.mqtt_signing`), refuses the
 unauthenticated ones at a bounded rate (:mod:`tablectl.mqtt_refusals`), checks the fields
 of the rest (one warning naming what was wrong, nothing else happens) and hands the good
@@ -22,14 +23,18 @@ from tablectl.mqtt_signing import RequestVerifier
 
 __all__ = [
     "REQUESTS_OFF",
+    "SEAT_COMMANDS",
     "STAFF_COMMANDS",
     "STAFF_NAME_MAX",
     "STAFF_REQUEST_MAX",
     "StaffRequests",
 ]
 
-#: Game control the parlor's dashboard may ask of a table (as ``tablectl ctl`` does).
-STAFF_COMMANDS = ("undo", "new_game")
+#: Game control the parlor's dashboard may ask of a table: what ``tablectl ctl`` and the
+#: staff menu of a console do.
+STAFF_COMMANDS = ("undo", "new_game", "abandon", "tray_override", "chombo", "false_call")
+#: The commands that name the seat they are for (``seat``).
+SEAT_COMMANDS = ("chombo", "false_call")
 #: Largest staff request decoded (an ack or a command is well under 1 KiB).
 STAFF_REQUEST_MAX = 4096
 #: Longest staff name accepted in an acknowledgement (it is journalled and shown).
@@ -80,9 +85,9 @@ class StaffRequests:
         #: Called with ``(alert_id, staff_name)`` for each well-formed acknowledgement;
         #: None: acknowledgements are ignored.
         self.on_ack: Callable[[str, str], None] | None = None
-        #: Called with ``(command, staff_name, rules or None)`` for each well-formed
-        #: command; None: commands are ignored.
-        self.on_command: Callable[[str, str, str | None], None] | None = None
+        #: Called with ``(command, staff_name, rules or None, seat or None)`` for each
+        #: well-formed command; None: commands are ignored.
+        self.on_command: Callable[[str, str, str | None, int | None], None] | None = None
         #: Called with ``(action, claimed staff name, why)`` for a request refused because
         #: it is not authenticated, for the first few of each period only.
         self.on_refused: Callable[[str, str, str], None] | None = None
@@ -105,12 +110,13 @@ class StaffRequests:
 
     def command(self, payload: bytes) -> None:
         """Game control from the parlor's dashboard (``undo``, ``new_game`` with optional
-        ``rules``): checked here, then handed to the daemon, which refuses what the table
-        cannot do now (published as a ``staff_refused`` event)."""
+        ``rules``, ``abandon``, ``tray_override``, ``chombo`` and ``false_call`` with the
+        ``seat`` they are for): checked here, then handed to the daemon, which refuses
+        what the table cannot do now (published as a ``staff_refused`` event)."""
         command = self._request("command", payload)
         if command is None:
             return
-        cmd, rules = command.get("cmd"), command.get("rules")
+        cmd, rules, seat = command.get("cmd"), command.get("rules"), command.get("seat")
         if cmd not in STAFF_COMMANDS:
             self._log.warning(
                 "[%s] staff command ignored: 'cmd' must be one of %s",
@@ -121,8 +127,18 @@ class StaffRequests:
         if rules is not None and not (isinstance(rules, str) and 0 < len(rules) <= 255):
             self._log.warning("[%s] staff command ignored: 'rules' must name rules", self._table)
             return
+        if cmd in SEAT_COMMANDS:
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+                self._log.warning(
+                    "[%s] staff command ignored: %s needs 'seat', a seat number 0-3",
+                    self._table,
+                    cmd,
+                )
+                return
+        else:
+            seat = None
         if self.on_command is not None:
-            self.on_command(cmd, command["by"], rules)
+            self.on_command(cmd, command["by"], rules, seat)
 
     def close(self) -> None:
         """End the open refusals' period without handing its count to the daemon (which

@@ -84,9 +84,11 @@ class TableTopics:
         self.events = f"{base}/events"
         self.games = f"{base}/games"
         self.hands = f"{base}/hands"
+        #: What staff may ask of the table from the parlor (retained: its rules menu).
+        self.menu = f"{base}/menu"
         #: Where the parlor's dashboard acknowledges an alert (the table subscribes).
         self.staff_ack = f"{base}/staff/ack"
-        #: Where the parlor's dashboard asks for game control (undo, a new game).
+        #: Where the parlor's dashboard asks for game control (staff/command).
         self.staff_command = f"{base}/staff/command"
         #: The table's finished games for the parlor's ledger, and its acknowledgements.
         self.ledger = f"{base}/ledger"
@@ -159,5 +161,5 @@ class TableTopics:
 
     def guarded(self, announced: dict[str, bytes]) -> list[str]:
         """The retained topics this table owns and puts back when others overwrite them:
-        those it ``announced`` and those of its state."""
-        return [*announced, self.state, *map(self.seat_score, range(self.seats))]
+        those it ``announced``, those of its state and its staff menu."""
+        return [*announced, self.state, *map(self.seat_score, range(self.seats)), self.menu]

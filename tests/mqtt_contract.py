@@ -18,6 +18,7 @@ _LEAVES = {
     "events": "event.schema.json",
     "games": "game.schema.json",
     "hands": "hand.schema.json",
+    "menu": "menu.schema.json",
     "availability": "availability.schema.json",
     "staff/ack": "staff-ack.schema.json",
     "staff/command": "staff-command.schema.json",

@@ -346,7 +346,7 @@ async def test_the_acl_confines_each_login(parlor_broker: ParlorBroker) -> None:
     # The topics the daemon's own publisher uses for this table, from the example config.
     table = TablePublisher(config.mqtt, config.table_id, seats=config.house_rules.players)
     seat_scores = [table.seat_score_topic(seat) for seat in range(config.house_rules.players)]
-    retained = [table.availability_topic, table.state_topic, *seat_scores]
+    retained = [table.availability_topic, table.state_topic, *seat_scores, table.menu_topic]
     written = [
         *retained,
         table.events_topic,

@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 from firmware_bridge import messages as m
 from tablectl.alerts import AlertBoard
 from tablectl.console.model import Pending, PendingKind, SeatConsole, WinEntry, fit
+from tablectl.console.parlor_words import call_words, seat_words, tray_alert_words, win_values
 from tablectl.console.prompts import PROMPTS, STAFF_PROMPTS, Prompt
 from tablectl.phases import PhaseModel, build_machine, destination, public_phase
 from tablectl.rules import events as ev
@@ -321,15 +322,16 @@ class TableCore:
 
         Each accepted event is recorded (the journal) before anything it causes is sent.
         """
-        staged: list[tuple[ev.Event, GameState, tuple[Any, ...]]] = []
+        staged: list[tuple[ev.Event, GameState, GameState, tuple[Any, ...]]] = []
         state = self.state
         for event in events:
+            before = state
             state, effects = step(state, event)
             for effect in effects:
                 if isinstance(effect, Refusal):
                     return effect
-            staged.append((event, state, effects))
-        for event, new_state, effects in staged:
+            staged.append((event, before, state, effects))
+        for event, before, new_state, effects in staged:
             if self.recorder is not None:
                 self.recorder.event_accepted(event, new_state)
             self.state = new_state
@@ -341,10 +343,10 @@ class TableCore:
                     payload = {**ev.event_to_json(event), "scores": list(new_state.scores)}
                     self.publisher.publish_event(payload)
                 self.publisher.publish_state(self.live_state())
-            self._effects(effects)
+            self._effects(effects, event, before)
         return None
 
-    def _effects(self, effects: Sequence[Any]) -> None:
+    def _effects(self, effects: Sequence[Any], event: ev.Event, before: GameState) -> None:
         for effect in effects:
             if isinstance(effect, DeadHand):
                 self.consoles[effect.seat].message = "DEAD HAND"
@@ -359,6 +361,10 @@ class TableCore:
                             **self.last_hand,
                             "chips": list(effect.record.chips),  # MQTT revision 4
                             "scores": list(self.state.scores),
+                            # MQTT revision 5: the hand's own winds, riichi and values.
+                            "dealer": before.dealer,
+                            "riichi": sorted(before.riichi),
+                            "values": win_values(event, self.pending),
                         }
                     )
                 self.on_settled(effect.record)
@@ -499,19 +505,27 @@ class TableCore:
         """Raise or end the alert a note means for staff; True if the board changed."""
         before = self.alerts.as_list()
         now = self.wall_time()
-        if kind == "staff_call":
-            self.alerts.raise_alert("staff_call", seat, "STAFF CALL", now)
-        elif kind == "last_game":
+        if kind == "staff_call" and seat is not None:
+            self.raise_call("staff_call", seat, now)
+        elif kind == "last_game" and seat is not None:
             if detail.get("on"):
-                self.alerts.raise_alert("last_game", seat, "LAST GAME", now)
+                self.raise_call("last_game", seat, now)
             else:
                 self.alerts.resolve("last_game", seat)
         elif kind == "tray_mismatch":
-            text = tray_alert_text(detail["trays"], detail["scores"])
-            self.alerts.raise_alert("tray_mismatch", None, text, now)
+            trays, scores = detail["trays"], detail["scores"]
+            text = tray_alert_text(trays, scores)
+            words = tray_alert_words(trays, scores, self.state.dealer, self.seat_names)
+            self.alerts.raise_alert("tray_mismatch", None, text, now, words=words)
         elif kind == "trays_match":
             self.alerts.resolve("tray_mismatch")
         return self.alerts.as_list() != before
+
+    def raise_call(self, kind: Literal["staff_call", "last_game"], seat: int, now: float) -> None:
+        """Raise a player's call for staff, its seat named in words as it is now."""
+        where = seat_words(seat, self.state.dealer, self.players, self.seat_names)
+        text, words = call_words(kind, where)
+        self.alerts.raise_alert(kind, seat, text, now, where=where, words=words)
 
     def acknowledge_alert(self, alert_id: str, by: str, *, via: str) -> str | None:
         """Staff member ``by`` acknowledged an alert (from the parlor's dashboard, or
@@ -654,4 +668,4 @@ class TableCore:
         now = self.wall_time()
         for seat, console in enumerate(self.consoles):
             if console.last_game:
-                self.alerts.raise_alert("last_game", seat, "LAST GAME", now)
+                self.raise_call("last_game", seat, now)

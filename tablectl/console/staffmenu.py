@@ -18,6 +18,7 @@ from tablectl.console.trays import Trays
 from tablectl.phases import HAND_PHASES
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
+from tablectl.rules.refusal import Refusal
 
 
 class StaffFlow:
@@ -136,8 +137,7 @@ class StaffFlow:
         elif choice == 5:
             self.core.close(seat)
             console.staff = None
-            self.trays.override = True
-            self.core.note("staff_action", seat, {"action": "tray_override"})
+            self.override_trays(seat)
             console.message = "TRAYS: PLAY ON"
 
     async def seat_prompt(self, seat: int, key: m.Key) -> None:
@@ -153,24 +153,55 @@ class StaffFlow:
             console.typed, console.staff = "", None
         elif key == m.Key.OK and console.typed:
             target = int(console.typed)
-            chombo = console.staff == 1
-            event: ev.Event = ev.Chombo(seat=target) if chombo else ev.FalseCall(seat=target)
+            action = "chombo" if console.staff == 1 else "false_call"
             self.core.close(seat)
             console.typed, console.staff = "", None
-            if chombo:
-                # A chombo ends the hand: whatever was being entered is void.
-                self.core.pending = None
-                self.core.claim_deadline = None
-            refusal = self.core.apply(event)
+            refusal = await self.penalty(action, target, seat=seat)
             if refusal is not None:
                 self.core.refuse(seat, refusal)
-                return
-            action = "chombo" if chombo else "false_call"
-            self.core.note("staff_action", seat, {"action": action, "target": target})
-            if chombo and self.core.phase in HAND_PHASES:
-                await self.core.trigger("hand_over")
         else:
             self.core.refuse(seat, "a seat digit, then OK")
+
+    def override_trays(self, seat: int | None, *, by: str | None = None) -> str | None:
+        """Staff let play go on although the trays differ from the scores (until the next
+        game). Returns why not, or None."""
+        if not self.trays.mismatch:
+            return "the trays agree"
+        self.trays.override = True
+        detail: dict[str, Any] = {"action": "tray_override"}
+        if by is not None:
+            detail["by"] = by
+        self.core.note("staff_action", seat, detail)
+        return None
+
+    async def penalty(
+        self, action: str, target: int, *, seat: int | None = None, by: str | None = None
+    ) -> Refusal | str | None:
+        """Staff give seat ``target`` a ``chombo`` (the hand ends) or a ``false_call``.
+        Returns why not (the rules core's refusal, or no hand now), changing nothing, or
+        None."""
+        if self.core.phase not in HAND_PHASES:
+            return "no hand now"
+        if not 0 <= target < self.core.players:
+            return f"seats are 0-{self.core.players - 1}"
+        chombo = action == "chombo"
+        event: ev.Event = ev.Chombo(seat=target) if chombo else ev.FalseCall(seat=target)
+        pending, deadline = self.core.pending, self.core.claim_deadline
+        if chombo:
+            # A chombo ends the hand: whatever was being entered is void.
+            self.core.pending = None
+            self.core.claim_deadline = None
+        refusal = self.core.apply(event)
+        if refusal is not None:
+            self.core.pending, self.core.claim_deadline = pending, deadline
+            return refusal
+        detail: dict[str, Any] = {"action": action, "target": target}
+        if by is not None:
+            detail["by"] = by
+        self.core.note("staff_action", seat, detail)
+        if chombo and self.core.phase in HAND_PHASES:
+            await self.core.trigger("hand_over")
+        return None
 
     async def rules_prompt(self, seat: int, key: m.Key) -> None:
         """``RULES?``: pick the new game's rules (digit or MENU), OK starts it."""
@@ -252,12 +283,25 @@ class StaffFlow:
         await self.hand.start_hand()
         return None
 
-    async def staff_command(self, cmd: str, rules_ref: str | None, *, by: str) -> str | None:
-        """Game control from outside the table (``tablectl ctl``, the parlor's dashboard):
-        ``undo`` the last hand, or anything else a ``new_game`` (under ``rules_ref``).
-        Returns why not, changing nothing, or None."""
+    async def staff_command(
+        self, cmd: str, rules_ref: str | None, *, by: str, seat: int | None = None
+    ) -> str | None:
+        """Game control from outside the table (``tablectl ctl``, the parlor's dashboard),
+        journalled with ``by``: ``undo`` the last hand, ``tray_override``, a ``chombo`` or
+        ``false_call`` for ``seat``, ``abandon`` (a new game under the same rules), or
+        anything else a ``new_game`` (under ``rules_ref``). Returns why not, changing
+        nothing, or None."""
         if cmd == "undo":
             return await self.correct_last_hand(by=by)
+        if cmd == "tray_override":
+            return self.override_trays(None, by=by)
+        if cmd in ("chombo", "false_call"):
+            if seat is None:
+                return f"{cmd} needs the seat it is for"
+            refusal = await self.penalty(cmd, seat, by=by)
+            return refusal.message if isinstance(refusal, Refusal) else refusal
+        if cmd == "abandon":
+            return await self.new_game(None, by=by)
         return await self.new_game(rules_ref, by=by)
 
     async def correct_last_hand(self, *, by: str = "ctl") -> str | None:
@@ -299,5 +343,5 @@ class StaffFlow:
         """The restored staff calls stand as alerts again."""
         now = self.core.wall_time()
         for seat in self._restored_calls:
-            self.core.alerts.raise_alert("staff_call", seat, "STAFF CALL", now)
+            self.core.raise_call("staff_call", seat, now)
         self._restored_calls = []

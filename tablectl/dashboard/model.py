@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: The leaves of ``<p>/v1/<t>/<leaf>`` the dashboard reads.
-LEAVES = ("availability", "state", "events", "games", "hands")
+LEAVES = ("availability", "state", "events", "games", "hands", "menu")
 #: Events that answer a staff member's game control (kept with their details).
 STAFF_ANSWERS = ("staff_action", "staff_refused", "correction")
 #: The contract version in the topics.
@@ -59,6 +59,13 @@ WINDS = ("E", "S", "W", "N")
 #: Alert kinds the table publishes; ``offline`` is the dashboard's own.
 ALERT_KINDS = ("staff_call", "fault", "tray_mismatch", "link_down", "last_game", "stalled")
 OFFLINE_KIND = "offline"
+#: Game control a table takes from the page when it publishes no menu (before MQTT
+#: revision 5).
+OLD_COMMANDS = ("undo", "new_game")
+#: Bounds of a staff menu and of a hand's winning values.
+MAX_MENU = 32
+MAX_VALUES = 8
+MAX_YAKU = 24
 
 
 def subscriptions(prefix: str) -> list[str]:
@@ -169,6 +176,25 @@ def _round(value: Any) -> dict[str, Any] | None:
     return {"wind": wind, "number": number}
 
 
+def _win_values(value: Any, players: int) -> list[dict[str, Any]]:
+    """Each winner's han, fu, yakuman (and points and yaku where the tiles were read) of
+    a ``hands`` message (MQTT revision 5); empty before it or for a bad list."""
+    out: list[dict[str, Any]] = []
+    for raw in value[:MAX_VALUES] if isinstance(value, list) else []:
+        if not isinstance(raw, dict):
+            continue
+        seat, han, yakuman = _int(raw.get("seat")), _int(raw.get("han")), _int(raw.get("yakuman"))
+        if seat is None or not 0 <= seat < players or han is None or yakuman is None:
+            continue
+        shown: dict[str, Any] = {"seat": seat, "han": han, "fu": _int(raw.get("fu")),
+                                 "yakuman": yakuman, "points": _int(raw.get("points"))}  # fmt: skip
+        yaku = raw.get("yaku")
+        if isinstance(yaku, list):
+            shown["yaku"] = [_text(y, 40) for y in yaku[:MAX_YAKU] if isinstance(y, str)]
+        out.append(shown)
+    return out
+
+
 def _hand_result(value: Any, players: int) -> dict[str, Any] | None:
     """A settled hand's summary (``last_hand`` of the state, or a ``hands`` message)."""
     if not isinstance(value, dict):
@@ -179,8 +205,17 @@ def _hand_result(value: Any, players: int) -> dict[str, Any] | None:
         return None
     deltas = _nums(value.get("deltas"))
     winners = value.get("winners")
+    round_ = _round(value.get("round"))
+    dealer = _int(value.get("dealer"))
+    if (dealer is None or not 0 <= dealer < players) and round_ is not None:
+        # A hand's number is its dealer's seat + 1 (the rules core's HandRecord): a
+        # table before revision 5 still gives the hand's own winds.
+        dealer = round_["number"] - 1 if round_["number"] <= players else None
     return {
-        "round": _round(value.get("round")),
+        "round": round_,
+        "dealer": dealer,
+        "riichi": _seats(value.get("riichi"), players),
+        "values": _win_values(value.get("values"), players),
         "honba": _int(value.get("honba")) or 0,
         "kind": kind,
         "winners": _seats(winners, players),
@@ -225,6 +260,9 @@ class TableView:
     #: The seats' names of the last few games, by game id: a game's result may arrive
     #: after the first state of the next game.
     game_names: dict[str, list[str | None]] = field(default_factory=dict)
+    #: What staff may ask of the table (its ``menu`` topic): ``rules_menu`` and
+    #: ``commands``; None before the table published one.
+    menu: dict[str, list[str]] | None = None
 
     def offline_alert_id(self) -> str:
         """The id of the dashboard's own "daemon offline" alert for this table."""
@@ -286,6 +324,7 @@ class TableView:
             "hands_game": self.hands_game,
             "events": self.events,
             "faults": self.faults,
+            "menu": self.menu or {"rules_menu": [], "commands": list(OLD_COMMANDS)},
         }
 
 
@@ -324,6 +363,8 @@ class ParlorModel:
                 changed = self._hand(table, data)
             elif leaf == "games":
                 changed = self._game(table, data, now)
+            elif leaf == "menu":
+                changed = self._menu(table, data)
             else:
                 changed = self._event(table, data, now)
         if changed is None:
@@ -409,6 +450,10 @@ class ParlorModel:
                     "since": _num(raw.get("since")),
                     # Set by the table once staff acknowledged it (from any dashboard).
                     "acked_by": _text(raw.get("acked_by"), 40),
+                    # The seat and player, and what it says, in words fixed when it was
+                    # raised (MQTT revision 5; None before it: the page names the seat).
+                    "where": _text(raw.get("where"), 80),
+                    "words": _text(raw.get("words")),
                 }
             )
         phase = _text(data.get("phase"), 32)
@@ -433,6 +478,22 @@ class ParlorModel:
             "last_hand": _hand_result(data.get("last_hand"), players),
             "alerts": alerts,
         }
+
+    @staticmethod
+    def _menu(table: TableView, data: Any) -> set[str] | None:
+        if not isinstance(data, dict):
+            return None
+        rules, commands = data.get("rules_menu"), data.get("commands")
+        if not isinstance(rules, list) or not isinstance(commands, list):
+            return None
+        menu = {
+            "rules_menu": [r[:255] for r in rules[:MAX_MENU] if isinstance(r, str) and r],
+            "commands": [c for c in commands[:MAX_MENU] if isinstance(c, str) and len(c) <= 32],
+        }
+        if menu == table.menu:
+            return set()
+        table.menu = menu
+        return {f"table:{table.table}"}
 
     def _hand(self, table: TableView, data: Any) -> set[str] | None:
         if not isinstance(data, dict):

@@ -126,12 +126,21 @@ class ParlorLink:
         await self._publish(ack_topic(self.settings.prefix, table), payload)
 
     async def publish_command(
-        self, table: str, cmd: str, by: str, rules: str | None, at: float
+        self,
+        table: str,
+        cmd: str,
+        by: str,
+        rules: str | None,
+        at: float,
+        *,
+        seat: int | None = None,
     ) -> None:
         """Publish game control for ``table`` (qos 1); raises :class:`NotConnected`."""
         payload: dict[str, Any] = {"cmd": cmd, "by": by, "at": at}
         if rules is not None:
             payload["rules"] = rules
+        if seat is not None:
+            payload["seat"] = seat
         await self._publish(command_topic(self.settings.prefix, table), payload)
 
     async def _publish(self, topic: str, payload: dict[str, Any]) -> None:

@@ -28,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 
@@ -51,10 +51,23 @@ RETRY_MS = 1000
 MAX_USER = 40
 LANGUAGES = ("en", "ja")
 AckSender = Callable[[str, str, str, float], Awaitable[None]]
-#: Publishes game control: (table, command, staff name, rules or None, time).
-CommandSender = Callable[[str, str, str, str | None, float], Awaitable[None]]
-#: Game control staff may ask of a table from the page (docs/mqtt.md, staff/command).
-COMMANDS = ("undo", "new_game")
+
+
+class CommandSender(Protocol):
+    """Publishes game control: table, command, staff name, rules or None, time, and the
+    seat a chombo or false call is for."""
+
+    async def __call__(
+        self, table: str, cmd: str, by: str, rules: str | None, at: float, *, seat: int | None
+    ) -> None:
+        """Send it (raises when it cannot)."""
+
+
+#: Game control staff may ask of a table from the page (docs/mqtt.md, staff/command):
+#: what a console's staff menu does.
+COMMANDS = ("undo", "new_game", "abandon", "tray_override", "chombo", "false_call")
+#: The commands that name a seat.
+SEAT_COMMANDS = ("chombo", "false_call")
 #: Longest rules name accepted (a preset name or a rules file on the table's board).
 MAX_RULES = 255
 #: Live streams open at once, at most: in all, and from one client address. Each holds a
@@ -282,13 +295,19 @@ class _Dashboard:
         return session
 
     async def command(self, request: web.Request) -> web.Response:
-        """Game control for a table (undo the last hand, a new game): published to the
-        table, which answers with a staff_action, correction or staff_refused event."""
+        """Game control for a table (what a console's staff menu does): published to the
+        table with the logged-in staff member's name, which the table journals; it answers
+        with a staff_action, correction or staff_refused event."""
         body = await self.json_body(request)
         session = self.staff_session(request)
         table, cmd, rules = body.get("table"), body.get("cmd"), body.get("rules")
         if not isinstance(table, str) or cmd not in COMMANDS:
             raise web.HTTPBadRequest(text=f"table is a string and cmd one of {', '.join(COMMANDS)}")
+        seat = body.get("seat")
+        if cmd not in SEAT_COMMANDS:
+            seat = None
+        elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+            raise web.HTTPBadRequest(text=f"{cmd} needs seat, a seat number 0-3")
         if rules in ("", None) or cmd != "new_game":
             rules = None
         elif not isinstance(rules, str) or len(rules) > MAX_RULES or not rules.isprintable():
@@ -298,10 +317,12 @@ class _Dashboard:
         if self.send_command is None:
             raise web.HTTPServiceUnavailable(text="game control is not available here")
         try:
-            await self.send_command(table, cmd, session.user, rules, round(self.now(), 3))
+            await self.send_command(
+                table, cmd, session.user, rules, round(self.now(), 3), seat=seat
+            )
         except Exception as exc:  # the link says why; the page shows it
             raise web.HTTPServiceUnavailable(text=f"not sent: {exc}") from None
-        _log.info("%s asked %s of %s (rules %s)", session.user, cmd, table, rules)
+        _log.info("%s asked %s of %s (rules %s, seat %s)", session.user, cmd, table, rules, seat)
         return web.json_response({"ok": True})
 
     async def ack(self, request: web.Request) -> web.Response:

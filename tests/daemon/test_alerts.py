@@ -121,3 +121,38 @@ async def test_a_staff_call_from_a_seat_answering_a_prompt_is_not_lost() -> None
     alerts = publisher.states[-1]["alerts"] if publisher.states else []
     assert [(a["kind"], a["seat"]) for a in alerts] == [("staff_call", 2)]
     assert rig.lines(2)[0] == "CONFIRM"  # and the seat still has its hand to confirm
+
+
+async def test_alerts_name_the_seat_and_player_in_words_fixed_when_raised() -> None:
+    publisher = RecordingPublisher()
+    rig = Rig("jboy", publisher=publisher, seat_names=["Aki", "Ben", "Chie", "Dai"])
+    await rig.up()
+    await rig.start_hand()
+
+    def words() -> list[tuple[str, str | None, str]]:
+        return [(a["kind"], a["where"], a["words"]) for a in publisher.states[-1]["alerts"]]
+
+    await rig.key(1, K.STAFF_CALL, K.DIGIT_0)
+    assert words() == [("staff_call", "South (Ben)", "South (Ben): staff call")]
+    await rig.take(1)
+    await rig.key(1, K.TSUMO, K.DIGIT_3, K.OK, K.DIGIT_3, K.DIGIT_0, K.OK, K.OK)
+    await rig.confirm_all()
+    assert rig.table.state.dealer == 1  # Ben deals now: his seat is East
+    hand = publisher.hands[-1]  # the hand keeps its own dealer; keyed: no points nor yaku
+    assert (hand["dealer"], hand["riichi"]) == (0, [])
+    assert hand["values"] == [{"seat": 1, "han": 3, "fu": 30, "yakuman": 0}]
+    await rig.key(1, K.STAFF_CALL, K.DIGIT_0)  # pressed again: the same alert, same words
+    await rig.key(3, K.LAST_GAME)
+    assert words() == [
+        ("staff_call", "South (Ben)", "South (Ben): staff call"),
+        ("last_game", "West (Dai)", "West (Dai): last game"),
+    ]
+    scores = rig.table.state.scores
+    await rig.send(m.TrayTotals(totals=(scores[0], scores[1], scores[2] - 1000, scores[3])))
+    tray = publisher.states[-1]["alerts"][-1]
+    assert tray["text"] == f"TRAY 2:{scores[2] - 1000}/{scores[2]}"  # the old field, kept
+    assert tray["where"] is None
+    assert (
+        tray["words"]
+        == f"Trays differ: South (Chie) tray {scores[2] - 1000:,}, score {scores[2]:,}"
+    )

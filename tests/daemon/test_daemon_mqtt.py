@@ -94,6 +94,8 @@ async def test_daemon_publishes_state_scores_and_the_finished_game(
     # Raw scores plus the leftover deposits given to the top are the final scores.
     assert sum(final["scores"]) == sum(raw_scores) + state["deposits"]
     assert received["parlor/v1/t9/availability"] in ("online", "offline")
+    menu = received["parlor/v1/t9/menu"]  # the dashboard's new-game menu
+    assert menu["rules_menu"][0] == "sanma-free" and "chombo" in menu["commands"]
 
     assert counts["hands"] == games[0]["hands"]
     # The broker echoes the table's own retained messages, often after a newer state was

@@ -553,21 +553,34 @@ def test_staff_requests_from_the_broker_are_checked_before_the_daemon_sees_them(
     settings = MqttSettings(host="127.0.0.1", commands="broker-acl")
     publisher = TablePublisher(settings, "t1", 4)
     acks: list[tuple[str, str]] = []
-    commands: list[tuple[str, str, str | None]] = []
+    commands: list[tuple[str, str, str | None, int | None]] = []
     publisher.on_staff_ack = lambda alert, by: acks.append((alert, by))
-    publisher.on_staff_command = lambda cmd, by, rules: commands.append((cmd, by, rules))
+    publisher.on_staff_command = lambda cmd, by, rules, seat: commands.append(
+        (cmd, by, rules, seat)
+    )
     for bad in (b"not json", b"[1]", b'{"alert": "a1"}', b'{"alert": 5, "by": "Mika"}',
                 b'{"alert": "a1", "by": "' + b"x" * 65 + b'"}', b'{"alert": "a1", "by": "\\n"}',
                 b'{"alert": "a1", "by": "Mika", "pad": "' + b"x" * 5000 + b'"}',
                 b"[" * 100_000):  # fmt: skip
         publisher._requests.ack(bad)
     for bad in (b'{"cmd": "rm", "by": "Mika"}', b'{"cmd": "undo"}',
-                b'{"cmd": "new_game", "by": "Mika", "rules": 7}'):  # fmt: skip
+                b'{"cmd": "new_game", "by": "Mika", "rules": 7}',
+                b'{"cmd": "chombo", "by": "Mika"}',
+                b'{"cmd": "false_call", "by": "Mika", "seat": 4}',
+                b'{"cmd": "chombo", "by": "Mika", "seat": true}'):  # fmt: skip
         publisher._requests.command(bad)
     assert acks == [] and commands == []
-    assert caplog.text.count("ignored") == 11
+    assert caplog.text.count("ignored") == 14
+    assert "chombo needs 'seat', a seat number 0-3" in caplog.text
     publisher._requests.ack(b'{"alert": "a1", "by": "Mika", "at": 1.5}')
     publisher._requests.command(b'{"cmd": "new_game", "by": "Mika", "rules": "kenko"}')
-    publisher._requests.command(b'{"cmd": "undo", "by": "Mika"}')
+    publisher._requests.command(b'{"cmd": "undo", "by": "Mika", "seat": 2}')
+    publisher._requests.command(b'{"cmd": "chombo", "by": "Mika", "seat": 2}')
+    publisher._requests.command(b'{"cmd": "tray_override", "by": "Mika"}')
     assert acks == [("a1", "Mika")]
-    assert commands == [("new_game", "Mika", "kenko"), ("undo", "Mika", None)]
+    assert commands == [
+        ("new_game", "Mika", "kenko", None),
+        ("undo", "Mika", None, None),  # a seat only for the commands that take one
+        ("chombo", "Mika", None, 2),
+        ("tray_override", "Mika", None, None),
+    ]

@@ -206,7 +206,9 @@ class Recorder:
         self.refused: list[tuple[str, str, str]] = []
         self.counted: list[dict[str, int]] = []
         publisher.on_staff_ack = lambda alert, by: self.acks.append((alert, by))
-        publisher.on_staff_command = lambda c, by, rules: self.commands.append((c, by, rules))
+        publisher.on_staff_command = lambda c, by, rules, _seat: self.commands.append(
+            (c, by, rules)
+        )
         publisher.on_staff_refused = lambda a, by, why: self.refused.append((a, by, why))
         publisher.on_staff_refusals_counted = self.counted.append
 

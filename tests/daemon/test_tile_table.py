@@ -21,6 +21,7 @@ from tablectl.rules.wall import WallState
 from tablectl.table import Table
 from tablectl.tiles.ids import KIND_NAMES, kind, tile_set
 from tests.daemon.test_table import Rig
+from tests.helpers import RecordingPublisher
 from tests.tiles.kit import build_layout
 
 K = m.Key
@@ -850,3 +851,19 @@ async def test_a_restart_while_a_kantan_call_waits_with_its_take_makes_it_when_i
     third.table.restore_flow(stored)
     assert third.table.zone_ponds[0] == (called,)
     assert third.table.zone_melds[1] == (*own, rig.layout[34 + 13])
+
+
+async def test_the_parlor_gets_the_tiles_value_and_yaku_with_the_hand() -> None:
+    publisher = RecordingPublisher()
+    rig = TileRig(layout=tsumo_layout(), publisher=publisher)
+    await rig.up()
+    await rig.start_hand()
+    await rig.discard(0)
+    await rig.go_round(1, 2, 3)
+    await rig.take(0)
+    await rig.key(0, K.TSUMO, K.OK)
+    [hand] = publisher.hands
+    assert (hand["dealer"], hand["riichi"]) == (0, [])
+    assert hand["values"] == [
+        {"seat": 0, "han": 3, "fu": 30, "yakuman": 0, "points": 6000, "yaku": ["tsumo", "ittsu"]}
+    ]

@@ -43,16 +43,31 @@ class Tables:
 
         self.acks: list[tuple[str, dict[str, Any]]] = []
         self.got_ack = threading.Event()
+        self.commands: list[tuple[str, dict[str, Any]]] = []
+        self.got_command = threading.Event()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-tables")
         self.client.on_message = self._on_message
         self.client.connect(broker.host, broker.port)
         self.client.loop_start()
-        self.client.subscribe("tablectl/v1/+/staff/ack", qos=1)
+        self.client.subscribe("tablectl/v1/+/staff/#", qos=1)
 
     def _on_message(self, _client: Any, _userdata: Any, message: Any) -> None:
         # What the dashboard writes is held to the contract too.
-        self.acks.append((message.topic, check(message.topic, message.payload)))
-        self.got_ack.set()
+        request = (message.topic, check(message.topic, message.payload))
+        if message.topic.endswith("/staff/command"):
+            self.commands.append(request)
+            self.got_command.set()
+        else:
+            self.acks.append(request)
+            self.got_ack.set()
+
+    def next_command(self) -> dict[str, Any]:
+        """The next game control the dashboard published (its topic checked)."""
+        assert self.got_command.wait(5), "no command published"
+        self.got_command.clear()
+        topic, command = self.commands.pop(0)
+        assert topic.endswith("/staff/command")
+        return command
 
     def publish(self, table: str, leaf: str, payload: Any, retain: bool = False) -> float:
         """Publish what a table would (checked against the contract: the page is tested
@@ -192,7 +207,7 @@ def test_the_page_shows_the_parlor_live(
     card = _text(browser, '.card[data-table="t1"]')
     assert "Aki" in card and "25,000" in card and "East 2" in card and "1 honba" in card
     assert "20:34" in card and "52 tiles left" in card and "kenko" in card
-    assert "Ron East Ben" in card and "+3,900" in card  # the last hand
+    assert "Ron South Ben" in card and "+3,900" in card  # the last hand: East 1's winds
     assert _text(browser, '[data-table="t1"] .seat[data-seat="1"] .rank') == "1st"
     assert browser.find_elements(By.CSS_SELECTOR, '[data-table="t1"] .seat.dealer[data-seat="1"]')
     assert browser.find_elements(By.CSS_SELECTOR, '[data-table="t1"] .seat.riichi[data-seat="2"]')
@@ -381,3 +396,117 @@ def test_an_update_redraws_only_its_tables_card(
     _wait(browser, "Japanese labels", lambda d: _text(d, "h1") == "卓一覧")
     with pytest.raises(StaleElementReferenceException):
         t2.get_attribute("data-table")
+
+
+#: Whether a card's seat name shows whole (not cut with an ellipsis), and what share of
+#: the grid's width the cards of its first row take.
+_NAME_WHOLE = """
+const name = document.querySelector(arguments[0]);
+return name && name.scrollWidth <= name.clientWidth + 1 ? name.textContent : null;
+"""
+_ROW_SHARE = """
+const grid = document.getElementById("tables");
+const cards = [...grid.children];
+const top = cards[0].getBoundingClientRect().top;
+const row = cards.filter((c) => c.getBoundingClientRect().top === top);
+const used = row.reduce((sum, c) => sum + c.getBoundingClientRect().width, 0);
+return used / grid.getBoundingClientRect().width;
+"""
+
+
+def test_staff_read_words_values_and_act_from_a_wall_screen(
+    browser: Any, rig: tuple[Tables, Dashboard]
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    tables, dashboard = rig
+    # t1: no names, seat 1 deals and is in riichi: "East" with both marks beside it.
+    call = {"id": "a3", "kind": "staff_call", "seat": 2, "text": "STAFF CALL",
+            "since": time.time(), "acked_by": None, "where": "South (Chie)",
+            "words": "South (Chie): staff call"}  # fmt: skip
+    tray = {"id": "a4", "kind": "tray_mismatch", "seat": None, "text": "TRAY 1:37300/38300",
+            "since": time.time(), "acked_by": None, "where": None,
+            "words": "Trays differ: East (Ben) tray 37,300, score 38,300"}  # fmt: skip
+    t1 = state(names=None, dealer=1, riichi=[1], alerts=[call, tray])
+    tables.publish("t1", "availability", "online", retain=True)
+    tables.publish("t1", "state", t1, retain=True)
+    commands = ["undo", "new_game", "abandon", "tray_override", "chombo", "false_call"]
+    menu = {"table": "t1", "rules_menu": ["kenko", "mleague"], "commands": commands}
+    tables.publish("t1", "menu", menu, retain=True)
+    tables.publish("t2", "state", state("t2"), retain=True)
+    hand = {
+        "table": "t1", "game_id": "g1", "hand": 1, "round": {"wind": "E", "number": 1},
+        "honba": 0, "result": "ron", "winners": [2], "from": [3],
+        "deltas": [0, 0, 7700, -7700], "chips": [0, 0, 0, 0],
+        "scores": [25000, 25000, 32700, 17300], "dealer": 0, "riichi": [2],
+        "values": [{"seat": 2, "han": 4, "fu": 30, "yakuman": 0, "points": 7700,
+                    "yaku": ["riichi", "pinfu", "dora 2"]}],
+    }  # fmt: skip
+    dashboard.start()
+    browser.set_window_size(1400, 900)
+    browser.get(dashboard.url)
+    east = '[data-table="t1"] .seat[data-seat="1"] .name'
+    _wait(browser, "the whole seat name at 1400 px",
+          lambda d: d.execute_script(_NAME_WHOLE, east) == "East")  # fmt: skip
+    assert browser.find_elements(By.CSS_SELECTOR, '[data-table="t1"] .seat.dealer.riichi')
+    assert browser.execute_script(_ROW_SHARE) > 0.9  # two cards use the width
+    # The alerts say what the table said when it raised them, whoever deals now.
+    alert = _text(browser, 'li.alert[data-alert="a3"]')
+    assert "South (Chie): staff call" in alert and "West" not in alert
+    assert "East (Ben) tray 37,300, score 38,300" in _text(browser, 'li.alert[data-alert="a4"]')
+
+    # The hand: its value and yaku, its winds (East 1: seat 0 dealt), its riichi.
+    tables.publish("t1", "hands", hand)  # not retained: once the dashboard listens
+    browser.find_element(By.CSS_SELECTOR, '.card[data-table="t1"]').click()
+    row = '#hands tr[data-hand="1"]'
+    _wait(browser, "the hand", lambda d: "4 han 30 fu 7,700" in _text(d, row))
+    assert "Ron West (riichi, pinfu, dora 2)" not in _text(browser, row)
+    assert "Ron West +7,700 4 han 30 fu 7,700 (riichi, pinfu, dora 2)" in _text(browser, row)
+    winds = [_text(browser, f'{row} td[data-seat="{s}"] .hand-wind') for s in range(4)]
+    assert winds == ["East", "South", "West", "North"]
+    assert browser.find_elements(By.CSS_SELECTOR, f'{row} td[data-seat="2"] .riichi-mark')
+
+    # Staff log in and act; each action asks first and goes to the table with their name.
+    browser.find_element(By.ID, "login-open").click()
+    browser.find_element(By.ID, "login-user").send_keys("Eri")
+    browser.find_element(By.ID, "login-password").send_keys(PASSWORD)
+    browser.find_element(By.ID, "login-submit").click()
+    _wait(
+        browser, "the staff actions", lambda d: d.find_element(By.ID, "cmd-chombo").is_displayed()
+    )
+    rules = [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#cmd-rules option")]
+    assert rules == ["same rules", "kenko", "mleague"]
+    browser.find_element(By.CSS_SELECTOR, '#cmd-seat option[value="2"]').click()
+    browser.find_element(By.ID, "cmd-chombo").click()
+    question = _wait(browser, "the confirmation", lambda d: d.switch_to.alert)
+    assert question.text == "Chombo for South on t1? The hand ends."  # seat 2 now
+    question.dismiss()  # not sent
+    browser.find_element(By.ID, "cmd-chombo").click()
+    _wait(browser, "the confirmation", lambda d: d.switch_to.alert).accept()
+    assert tables.next_command() | {"at": 0} == {"cmd": "chombo", "seat": 2, "by": "Eri", "at": 0}
+    assert not tables.commands  # the dismissed one was not sent
+    browser.find_element(By.CSS_SELECTOR, '#cmd-rules option[value="mleague"]').click()
+    browser.find_element(By.ID, "cmd-new-game").click()
+    _wait(browser, "the confirmation", lambda d: d.switch_to.alert).accept()
+    command = tables.next_command()
+    assert (command["cmd"], command["rules"], command["by"]) == ("new_game", "mleague", "Eri")
+    for button, cmd in (("cmd-tray-override", "tray_override"), ("cmd-abandon", "abandon")):
+        browser.find_element(By.ID, button).click()
+        _wait(browser, "the confirmation", lambda d: d.switch_to.alert).accept()
+        command = tables.next_command()
+        assert (command["cmd"], command["by"], "seat" in command) == (cmd, "Eri", False)
+    done = {"type": "staff_action", "seat": None, "action": "chombo", "target": 2,
+            "by": "Eri (parlor)"}  # fmt: skip
+    _wait(browser, "sent", lambda d: _text(d, "#cmd-answer").startswith("Sent to t1"))
+    tables.publish("t1", "events", done)
+    _wait(browser, "the table's answer",
+          lambda d: _text(d, "#cmd-answer") == "t1: chombo done (Eri (parlor))")  # fmt: skip
+
+    # A wall screen with six tables: the cards still use the width, the name is whole.
+    for table in ("t3", "t4", "t5", "t6"):
+        tables.publish(table, "state", state(table), retain=True)
+    browser.set_window_size(1920, 1080)
+    _wait(browser, "six tables", lambda d: len(d.find_elements(By.CSS_SELECTOR, ".card")) == 6)
+    _wait(browser, "the whole name at 1920 px",
+          lambda d: d.execute_script(_NAME_WHOLE, east) == "East")  # fmt: skip
+    assert browser.execute_script(_ROW_SHARE) > 0.9

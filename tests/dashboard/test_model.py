@@ -66,6 +66,7 @@ def test_topics() -> None:
         "tablectl/v1/+/events",
         "tablectl/v1/+/games",
         "tablectl/v1/+/hands",
+        "tablectl/v1/+/menu",
     ]
     assert parse_topic("parlor/a", "parlor/a/v1/t1/state") == ("t1", "state")
     assert parse_topic("tablectl", "tablectl/t1/state") is None  # the old, unversioned tree
@@ -408,3 +409,60 @@ def test_faults_and_stalls_are_kept_as_a_short_history() -> None:
     put(model, "t1", "state", state(alerts=[stalled]))
     [alert] = model.view("table:t1")["table"]["alerts"]
     assert (alert["kind"], alert["since"]) == ("stalled", NOW - 300)
+
+
+def test_alerts_keep_the_tables_words_and_a_hand_its_own_winds_and_values() -> None:
+    model = ParlorModel()
+    call = {
+        "id": "a1",
+        "kind": "staff_call",
+        "seat": 1,
+        "text": "STAFF CALL",
+        "since": NOW,
+        "acked_by": None,
+        "where": "South (Ben)",
+        "words": "South (Ben): staff call",
+    }
+    old = {"id": "a2", "kind": "staff_call", "seat": 2, "text": "STAFF CALL", "since": NOW,
+           "acked_by": None}  # fmt: skip
+    payload = state(alerts=[call, old], dealer=2)  # the dealer moved on since the call
+    check("tablectl/v1/t1/state", json.dumps(payload).encode())
+    put(model, "t1", "state", payload)
+    first, second = model.view("table:t1")["table"]["alerts"]
+    assert (first["where"], first["words"]) == ("South (Ben)", "South (Ben): staff call")
+    assert (second["where"], second["words"]) == (None, None)  # a table before revision 5
+    hand = {
+        "v": 1, "table": "t1", "game_id": "g1", "hand": 2, "round": {"wind": "E", "number": 2},
+        "honba": 0, "result": "ron", "winners": [0], "from": [3],
+        "deltas": [7700, 0, 0, -7700], "chips": [0, 0, 0, 0],
+        "scores": [32700, 25000, 25000, 17300], "dealer": 1, "riichi": [0, 3],
+        "values": [{"seat": 0, "han": 4, "fu": 30, "yakuman": 0, "points": 7700,
+                    "yaku": ["riichi", "pinfu", "dora 2"]}],
+    }  # fmt: skip
+    check("tablectl/v1/t1/hands", json.dumps(hand).encode())
+    put(model, "t1", "hands", hand)
+    bad_values = {"values": [{"seat": 9, "han": 1}, "x"], "dealer": None, "riichi": "all"}
+    put(
+        model, "t1", "hands", {**hand, "hand": 3, **bad_values, "round": {"wind": "E", "number": 3}}
+    )
+    shown, bad = model.view("table:t1")["table"]["hands"]
+    assert (shown["dealer"], shown["riichi"]) == (1, [0, 3])
+    assert shown["values"] == [{"seat": 0, "han": 4, "fu": 30, "yakuman": 0, "points": 7700,
+                                "yaku": ["riichi", "pinfu", "dora 2"]}]  # fmt: skip
+    # Bad values are dropped; the hand's own dealer still follows from its number.
+    assert (bad["dealer"], bad["riichi"], bad["values"]) == (2, [], [])
+
+
+def test_the_staff_menu_comes_from_the_table_and_defaults_to_the_old_commands() -> None:
+    model = ParlorModel()
+    put(model, "t1", "state", state())
+    menu = model.view("table:t1")["table"]["menu"]
+    assert menu == {"rules_menu": [], "commands": ["undo", "new_game"]}
+    commands = ["undo", "new_game", "abandon", "tray_override", "chombo", "false_call"]
+    good = {"v": 1, "table": "t1", "rules_menu": ["kenko", "mleague"], "commands": commands}
+    check("tablectl/v1/t1/menu", json.dumps(good).encode())
+    assert put(model, "t1", "menu", good) == {"table:t1"}
+    assert put(model, "t1", "menu", good) == set()  # retained, seen again at a reconnect
+    assert model.view("table:t1")["table"]["menu"]["rules_menu"] == ["kenko", "mleague"]
+    assert put(model, "t1", "menu", {"rules_menu": "kenko", "commands": []}) == set()
+    assert model.ignored == 1

@@ -28,7 +28,7 @@ class Rig:
         self.model = ParlorModel()
         self.hub = Hub()
         self.sent: list[tuple[str, str, str, float]] = []
-        self.commands: list[tuple[str, str, str, str | None]] = []
+        self.commands: list[tuple[str, str, str, str | None, int | None]] = []
         self.fail = False
         self.app = make_app(
             self.settings, self.model, self.hub, self.send, now=lambda: 1000.0,
@@ -40,10 +40,12 @@ class Rig:
             raise ConnectionError("broker gone")
         self.sent.append((table, alert, by, at))
 
-    async def command(self, table: str, cmd: str, by: str, rules: str | None, at: float) -> None:
+    async def command(
+        self, table: str, cmd: str, by: str, rules: str | None, at: float, *, seat: int | None
+    ) -> None:
         if self.fail:
             raise ConnectionError("broker gone")
-        self.commands.append((table, cmd, by, rules))
+        self.commands.append((table, cmd, by, rules, seat))
 
     def publish(self, table: str, leaf: str, payload: Any) -> None:
         raw = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
@@ -200,6 +202,8 @@ async def test_game_control_needs_staff_and_names_a_known_table(
         {"table": "t1", "cmd": "format_disk"},
         {"table": 7, "cmd": "undo"},
         {"table": "t1", "cmd": "new_game", "rules": "x" * 300},
+        {"table": "t1", "cmd": "chombo"},
+        {"table": "t1", "cmd": "false_call", "seat": 4},
     ):
         answer = await client.post("/api/command", json=bad, headers=token)
         assert answer.status == 400, bad
@@ -210,9 +214,15 @@ async def test_game_control_needs_staff_and_names_a_known_table(
     assert (await client.post("/api/command", json=new, headers=token)).status == 200
     same = {"table": "t1", "cmd": "new_game", "rules": ""}
     assert (await client.post("/api/command", json=same, headers=token)).status == 200
+    for other in ({"cmd": "chombo", "seat": 2}, {"cmd": "tray_override", "seat": 1},
+                  {"cmd": "abandon"}, {"cmd": "false_call", "seat": 0}):  # fmt: skip
+        answer = await client.post("/api/command", json={"table": "t1", **other}, headers=token)
+        assert answer.status == 200, other
     assert rig.commands == [
-        ("t1", "undo", "Eri", None), ("t1", "new_game", "Eri", "kenko"),
-        ("t1", "new_game", "Eri", None),
+        ("t1", "undo", "Eri", None, None), ("t1", "new_game", "Eri", "kenko", None),
+        ("t1", "new_game", "Eri", None, None), ("t1", "chombo", "Eri", None, 2),
+        ("t1", "tray_override", "Eri", None, None), ("t1", "abandon", "Eri", None, None),
+        ("t1", "false_call", "Eri", None, 0),
     ]  # fmt: skip
     rig.fail = True
     down = await client.post("/api/command", json=undo, headers=token)

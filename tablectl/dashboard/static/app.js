@@ -40,12 +40,20 @@ const I18N = {
     reasons: { last_round: "last round", bust: "bust", time_up: "time up", abandoned: "abandoned" },
     login_failed: "Log-in failed: {0}", ack_failed: "Not acknowledged: {0}",
     undo: "Undo last hand", new_game: "New game", rules_label: "Rules", same_rules: "same rules",
+    abandon: "Abandon game", tray_override: "Override trays", chombo: "Chombo",
+    false_call: "False call", seat_label: "Seat",
     confirm_undo: "Take back the last hand on {0} for entry again?",
-    confirm_new_game: "End the game on {0} (kept as abandoned) and start a new one?",
+    confirm_new_game: "End the game on {0} (kept as abandoned) and start a new one ({1})?",
+    confirm_abandon: "Abandon the game on {0} and start a new one under the same rules?",
+    confirm_tray_override: "Let play go on at {0} although the trays differ from the scores?",
+    confirm_chombo: "Chombo for {1} on {0}? The hand ends.",
+    confirm_false_call: "False call penalty for {1} on {0}?",
     cmd_sent: "Sent to {0}; waiting for the table.", cmd_failed: "Not sent: {0}",
     answer_refused: "{0} refused {1}: {2}", answer_done: "{0}: {1} done ({2})",
     actions: { undo: "undo", new_game: "new game", correction: "undo",
-      alert_ack: "acknowledgement", unknown: "a request" },
+      alert_ack: "acknowledgement", unknown: "a request", abandon: "abandon",
+      tray_override: "tray override", chombo: "chombo", false_call: "false call" },
+    han_fu: "{0} han {1} fu", han: "{0} han", yakuman: "yakuman", yakuman_n: "yakuman x{0}",
   },
   ja: {
     title: "卓一覧", alerts: "アラート", tables: "卓", games: "終了した対局",
@@ -84,14 +92,28 @@ const I18N = {
     reasons: { last_round: "規定局数", bust: "飛び", time_up: "時間切れ", abandoned: "中止" },
     login_failed: "ログイン失敗: {0}", ack_failed: "確認できません: {0}",
     undo: "前局を訂正", new_game: "新しい対局", rules_label: "ルール", same_rules: "同じルール",
+    abandon: "対局を中止", tray_override: "点棒トレイを無視", chombo: "チョンボ",
+    false_call: "誤ロン", seat_label: "席",
     confirm_undo: "{0} の前局を取り消して入力し直しますか?",
-    confirm_new_game: "{0} の対局を中止して新しい対局を始めますか?",
+    confirm_new_game: "{0} の対局を中止して新しい対局 ({1}) を始めますか?",
+    confirm_abandon: "{0} の対局を中止して同じルールで新しい対局を始めますか?",
+    confirm_tray_override: "{0} の点棒トレイが点数と合いませんが、対局を続けますか?",
+    confirm_chombo: "{0} の {1} にチョンボを科しますか? この局は終わります。",
+    confirm_false_call: "{0} の {1} に誤ロンの罰符を科しますか?",
     cmd_sent: "{0} に送信しました。卓の応答を待っています。", cmd_failed: "送信できません: {0}",
     answer_refused: "{0} が{1}を拒否: {2}", answer_done: "{0}: {1}完了 ({2})",
     actions: { undo: "訂正", new_game: "新しい対局", correction: "訂正",
-      alert_ack: "確認", unknown: "要求" },
+      alert_ack: "確認", unknown: "要求", abandon: "中止", tray_override: "トレイ無視",
+      chombo: "チョンボ", false_call: "誤ロン" },
+    han_fu: "{0}翻{1}符", han: "{0}翻", yakuman: "役満", yakuman_n: "{0}倍役満",
   },
 };
+
+// Staff actions on the page, as the table takes them (docs/mqtt.md, staff/command).
+const STAFF_BUTTONS = ["undo", "abandon", "tray_override", "chombo", "false_call", "new_game"];
+const SEAT_COMMANDS = ["chombo", "false_call"];
+// The staff actions whose staff_action event answers the page (besides a correction).
+const ANSWERED = ["new_game", "tray_override", "chombo", "false_call"];
 
 const model = { tables: new Map(), games: [], broker: false, stream: false };
 let me = { user: null, staff: false, csrf: null, may_view: true, login_needed: true };
@@ -183,6 +205,32 @@ function seatLabel(table, seat) {
   return info.name ? `${wind} ${info.name}` : wind;
 }
 
+// A seat's wind in a settled hand: from that hand's dealer, not the current one.
+function handWind(table, hand, seat) {
+  const players = (table.seats || []).length || 4;
+  if (typeof hand.dealer !== "number") return (table.seats[seat] || {}).wind || "";
+  return "ESWN"[(seat - hand.dealer + players) % players];
+}
+
+// A seat as it was in a settled hand: its wind then, and its player.
+function handSeatLabel(table, hand, seat) {
+  const info = (table.seats || [])[seat];
+  const wind = sub("winds", handWind(table, hand, seat));
+  return info && info.name ? `${wind} ${info.name}` : wind || `${t("seat")} ${seat}`;
+}
+
+// A winner's value as the table has it: han and fu (or yakuman), and where the table
+// read the tiles, the points and the yaku.
+function valueText(value) {
+  let text;
+  if (value.yakuman) text = value.yakuman > 1 ? t("yakuman_n", value.yakuman) : t("yakuman");
+  else if (typeof value.fu === "number") text = t("han_fu", value.han, value.fu);
+  else text = t("han", value.han);
+  if (typeof value.points === "number") text += ` ${points(value.points)}`;
+  if (Array.isArray(value.yaku) && value.yaku.length) text += ` (${value.yaku.join(", ")})`;
+  return text;
+}
+
 // --- rendering ------------------------------------------------------------------------
 
 function schedule() {
@@ -231,11 +279,14 @@ function renderAlerts() {
   const list = $("alerts");
   const alerts = allAlerts();
   const shown = JSON.stringify([lang, me.staff, alerts.map(({ alert, table }) => [
-    table.table, alert, seatLabel(table, alert.seat), agoText(alert.since)])]);
+    table.table, alert, alert.where || seatLabel(table, alert.seat), agoText(alert.since)])]);
   if (shown === drawn.alerts) return;
   drawn.alerts = shown;
   const items = alerts.map(({ alert, table }) => {
-    const where = seatLabel(table, alert.seat);
+    // The table's own words, fixed when it raised the alert (they name the seat as it
+    // was then); from a table before them, the seat as it is now.
+    const where = alert.words ? null : seatLabel(table, alert.seat);
+    const text = alert.words || alert.text;
     let action;
     if (alert.ack) {
       action = el("span", { class: "acked" }, "✓ ", t("acked_by", alert.ack.by));
@@ -254,7 +305,7 @@ function renderAlerts() {
     el("span", { class: "alert-table" }, table.table),
     el("span", { class: "alert-kind" }, alertLabel(alert)),
     where ? el("span", { class: "alert-seat" }, where) : null,
-    alert.text ? el("span", { class: "alert-text" }, alert.text) : null,
+    text ? el("span", { class: "alert-text" }, text) : null,
     el("span", { class: "alert-since" }, agoText(alert.since)),
     el("span", { class: "alert-action" }, action));
   });
@@ -335,12 +386,13 @@ function card(table) {
 
 function handSummary(table, hand) {
   const kind = sub("results", hand.kind);
-  const winners = (hand.winners || []).map((w) => seatLabel(table, w)).join(", ");
+  const winners = (hand.winners || []).map((w) => handSeatLabel(table, hand, w)).join(", ");
   let gains = "";
   if (Array.isArray(hand.deltas) && hand.winners && hand.winners.length) {
     gains = hand.winners.map((w) => signed(hand.deltas[w])).join(" / ");
   }
-  return [kind, winners, gains].filter(Boolean).join(" ");
+  const values = (hand.values || []).map(valueText).join(" / ");
+  return [kind, winners, gains, values].filter(Boolean).join(" ");
 }
 
 function lastHand(table, hand) {
@@ -362,14 +414,20 @@ function renderDetail() {
   drawn.detail = { table, lang, staff: me.staff };
   $("detail-title").textContent = t("hands_of", table.table);
   const players = table.seats.length || 4;
+  // Columns are seats (the players); each cell says the seat's wind in that hand.
   const headRow = el("tr", {}, el("th", {}, t("hand")), el("th", {}, t("round")),
     el("th", {}, t("kind")),
-    ...Array.from({ length: players }, (_, s) => el("th", { class: "num" }, seatLabel(table, s))));
+    ...Array.from({ length: players }, (_, s) => el("th", { class: "num", "data-seat": s },
+      (table.seats[s] || {}).name || `${t("seat")} ${s}`)));
   const rows = (table.hands || []).map((hand) => el("tr", { "data-hand": hand.hand },
     el("td", {}, hand.hand),
     el("td", {}, hand.round ? `${roundText(hand.round)} ${t("honba", hand.honba)}` : ""),
     el("td", {}, handSummary(table, hand)),
-    ...Array.from({ length: players }, (_, s) => el("td", { class: "num" },
+    ...Array.from({ length: players }, (_, s) => el("td", { class: "num", "data-seat": s },
+      el("span", { class: `hand-wind${hand.dealer === s ? " hand-dealer" : ""}` },
+        sub("winds", handWind(table, hand, s))),
+      (hand.riichi || []).includes(s) ? el("span", { class: "mark riichi-mark" }, t("riichi")) : null,
+      el("br"),
       Array.isArray(hand.deltas) && hand.deltas[s] ? signed(hand.deltas[s]) : "",
       ...(Array.isArray(hand.chips) && hand.chips[s]
         ? [el("br"), el("small", { class: "chips" }, t("chips", signed(hand.chips[s])))] : []),
@@ -377,10 +435,34 @@ function renderDetail() {
   if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: players + 3 }, t("no_hands"))));
   $("hands").replaceChildren(el("thead", {}, headRow), el("tbody", {}, rows));
   renderFaults(table);
-  $("controls").hidden = !me.staff;
-  $("cmd-rules").placeholder = t("same_rules");
+  renderControls(table);
   const answer = staffAnswer(table);
   if (answer) $("cmd-answer").textContent = answer;
+}
+
+// Staff actions the table takes (its menu), the seats to name and the rules to pick.
+// A select keeps what staff chose across the table's updates.
+function renderControls(table) {
+  $("controls").hidden = !me.staff;
+  const menu = table.menu || { rules_menu: [], commands: ["undo", "new_game"] };
+  for (const cmd of STAFF_BUTTONS) {
+    const button = $(`cmd-${cmd.replace("_", "-")}`);
+    setText(button, t(cmd));
+    button.hidden = !menu.commands.includes(cmd);
+  }
+  $("cmd-seat-row").hidden = !SEAT_COMMANDS.some((cmd) => menu.commands.includes(cmd));
+  fillSelect($("cmd-seat"), (table.seats || []).map((seat) => [String(seat.seat),
+    seatLabel(table, seat.seat)]));
+  fillSelect($("cmd-rules"), [["", t("same_rules")], ...menu.rules_menu.map((r) => [r, r])]);
+}
+
+function fillSelect(select, options) {
+  const chosen = select.value;
+  const shown = JSON.stringify(options);
+  if (select.dataset.shown === shown) return;
+  select.dataset.shown = shown;
+  select.replaceChildren(...options.map(([value, label]) => el("option", { value }, label)));
+  if (options.some(([value]) => value === chosen)) select.value = chosen;
 }
 
 // The faults and stalls the table reported while this page's server listened, newest
@@ -396,7 +478,7 @@ function renderFaults(table) {
 // The table's latest answer to game control (a correction, a new game, or why not).
 function staffAnswer(table) {
   const events = (table.events || []).filter((e) => e.type === "staff_refused"
-    || e.type === "correction" || (e.type === "staff_action" && e.action === "new_game"));
+    || e.type === "correction" || (e.type === "staff_action" && ANSWERED.includes(e.action)));
   const last = events[events.length - 1];
   if (!last) return "";
   const action = sub("actions", last.type === "correction" ? "correction" : last.action);
@@ -406,12 +488,14 @@ function staffAnswer(table) {
 
 async function command(cmd) {
   const table = detail;
-  if (!table) return;
-  const rules = $("cmd-rules").value.trim();
-  const question = cmd === "undo" ? t("confirm_undo", table) : t("confirm_new_game", table);
-  if (!window.confirm(question)) return;
+  const view = table && model.tables.get(table);
+  if (!view) return;
+  const rules = cmd === "new_game" ? $("cmd-rules").value : "";
+  const seat = SEAT_COMMANDS.includes(cmd) ? Number($("cmd-seat").value) : null;
+  const what = seat !== null ? seatLabel(view, seat) : rules || t("same_rules");
+  if (!window.confirm(t(`confirm_${cmd}`, table, what))) return;
   try {
-    await post("/api/command", { table, cmd, rules: cmd === "new_game" ? rules : "" });
+    await post("/api/command", { table, cmd, rules, seat });
     $("cmd-answer").textContent = t("cmd_sent", table);
   } catch (error) {
     $("cmd-answer").textContent = t("cmd_failed", error.message);
@@ -537,8 +621,9 @@ function setup() {
     loadMe();
   });
   $("detail-close").addEventListener("click", () => { detail = null; schedule(); });
-  $("cmd-undo").addEventListener("click", () => command("undo"));
-  $("cmd-new-game").addEventListener("click", () => command("new_game"));
+  for (const cmd of STAFF_BUTTONS) {
+    $(`cmd-${cmd.replace("_", "-")}`).addEventListener("click", () => command(cmd));
+  }
   $("login-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
