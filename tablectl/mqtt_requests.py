@@ -1,7 +1,7 @@
 """Staff requests that reach a table over MQTT: checked here before the daemon sees them.
 
 The parlor's dashboard acknowledges alerts (``.../staff/ack``) and asks for game control
-(``.../staff/command``: ``undo``, ``new_game``). :class:`StaffRequests` authenticates each
+(``.../staff/command``: ``undo``, ``new_game``, ``seat``). :class:`StaffRequests` authenticates each
 request as the table's ``commands`` mode says (:mod:`tablectl.mqtt_signing`), refuses the
 unauthenticated ones at a bounded rate (:mod:`tablectl.mqtt_refusals`), checks the fields
 of the rest (one warning naming what was wrong, nothing else happens) and hands the good
@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 #: Game control the parlor's dashboard may ask of a table (as ``tablectl ctl`` does).
-STAFF_COMMANDS = ("undo", "new_game")
+STAFF_COMMANDS = ("undo", "new_game", "seat")
 #: Largest staff request decoded (an ack or a command is well under 1 KiB).
 STAFF_REQUEST_MAX = 4096
 #: Longest staff name accepted in an acknowledgement (it is journalled and shown).
@@ -83,6 +83,9 @@ class StaffRequests:
         #: Called with ``(command, staff_name, rules or None)`` for each well-formed
         #: command; None: commands are ignored.
         self.on_command: Callable[[str, str, str | None], None] | None = None
+        #: Called with ``(staff_name, names or None)`` for each well-formed ``seat``
+        #: command (the table checks the names); None: seating is ignored.
+        self.on_seat: Callable[[str, list[str] | None], None] | None = None
         #: Called with ``(action, claimed staff name, why)`` for a request refused because
         #: it is not authenticated, for the first few of each period only.
         self.on_refused: Callable[[str, str, str], None] | None = None
@@ -117,6 +120,17 @@ class StaffRequests:
                 self._table,
                 ", ".join(STAFF_COMMANDS),
             )
+            return
+        if cmd == "seat":
+            names = command.get("names")
+            if names is not None and not (
+                isinstance(names, list) and all(isinstance(n, str) for n in names)
+            ):
+                self._log.warning("[%s] staff seat ignored: 'names' must be a list of names",
+                                  self._table)  # fmt: skip
+                return
+            if self.on_seat is not None:
+                self.on_seat(command["by"], names)
             return
         if rules is not None and not (isinstance(rules, str) and 0 < len(rules) <= 255):
             self._log.warning("[%s] staff command ignored: 'rules' must name rules", self._table)

@@ -43,6 +43,7 @@ from tablectl.console.wins import WinScoring
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState, HandRecord
+from tablectl.seating import Seating
 
 __all__ = [
     "ABORT_LABELS",
@@ -110,6 +111,7 @@ class Table:
         load_rules: Callable[[str], HouseRules] | None = None,
         hold_on_tray_mismatch: bool = True,
         seat_names: Sequence[str] | None = None,
+        seated: Sequence[str] | None = None,
         wall_time: Callable[[], float] = time.time,
     ) -> None:
         core = TableCore(
@@ -126,7 +128,7 @@ class Table:
                 new_games=new_games,
                 on_game_over=on_game_over,
                 rules_ref=rules_ref,
-                seat_names=seat_names,
+                seat_names=seated if seated is not None else seat_names,
             )
         )
         self.core = core
@@ -153,6 +155,9 @@ class Table:
             load_rules=load_rules,
         )
         self.fault_flow = FaultFlow(core, self.hand, self.tiles)
+        #: Who sits here: ``seat_names`` from the config until staff seat players
+        #: (``seated``: the names they seated last, from the journal).
+        self.seating = Seating(core, self.hand, seat_names)
         self.flows = Flows(
             core,
             self.hand,
@@ -378,6 +383,11 @@ class Table:
     async def correct_last_hand(self, *, by: str = "ctl") -> str | None:
         """Staff reopen the last settled hand for entry again. Returns why not, or None."""
         return await self.staff_flow.correct_last_hand(by=by)
+
+    def seat_players(self, names: Sequence[str] | None, *, by: str, via: str) -> str | None:
+        """Staff seat ``names`` for the next game (None: the config's names again); see
+        :class:`tablectl.seating.Seating`. Returns why not, changing nothing, or None."""
+        return self.seating.seat(names, by=by, via=via)
 
     def acknowledge_alert(self, alert_id: str, by: str, *, via: str) -> str | None:
         """Staff acknowledged an alert (see :meth:`TableCore.acknowledge_alert`)."""
