@@ -60,7 +60,8 @@ class Books:
 
     def players(self) -> PlayerList | None:
         """The player list, read again when the file changed (staff may edit it while
-        the dashboard runs); a list that broke since keeps the last good one."""
+        the dashboard runs). Raises :class:`PlayerListError` while it is broken (read
+        again at each use until it is fixed); a file gone keeps the last list read."""
         if self.players_path is None:
             return None
         try:
