@@ -372,6 +372,8 @@ class Daemon:
             seat_names=config.seat_names,
             seated=seated,
         )
+        # Staff seat members of the parlor's player list from a console (STAFF 6).
+        table.seating.players_path = config.staff.players
         if self.on_hand is not None:
             on_hand = self.on_hand
             table.on_hand_settled = lambda record: on_hand(table, record)
@@ -522,7 +524,7 @@ class Daemon:
                     if kind == "ack":
                         why = table.acknowledge_alert(str(alert), by, via="mqtt")
                     elif kind == "seat":
-                        why = table.seat_players(names, by=by, via="mqtt")
+                        why = table.seating.seat(names, by=by, via="mqtt")
                         if why is not None:
                             table.refuse_staff_request(kind, by, why)
                     else:

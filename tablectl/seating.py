@@ -13,8 +13,12 @@ records and the parlor's ledger count players, not chairs. See docs/seating.md.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tablectl.seating_players import SEAT_NAME_MAX, PlayerListError, load_players
 
 if TYPE_CHECKING:
     from tablectl.console.core import TableCore
@@ -23,8 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SEAT_NAME_MAX", "Seating", "check_names", "latest_seating"]
 
-#: Longest seat name accepted (it shows on the dashboard's card and in the records).
-SEAT_NAME_MAX = 32
+log = logging.getLogger("tablectl.seating")
 
 #: The journalled staff action that seats players.
 SEAT_ACTION = "seat"
@@ -70,11 +73,19 @@ def latest_seating(journal: Journal, players: int) -> tuple[str, ...] | None:
 class Seating:
     """Seats players at one table between games (see the module doc)."""
 
-    def __init__(self, core: TableCore, hand: HandFlow, config_names: Sequence[str] | None) -> None:
+    def __init__(
+        self,
+        core: TableCore,
+        hand: HandFlow,
+        config_names: Sequence[str] | None,
+        players_path: Path | None = None,
+    ) -> None:
         self.core = core
         self.hand = hand
         #: The config's names: what a cleared seating goes back to.
         self.config_names = None if config_names is None else tuple(config_names)
+        #: The parlor's player list (``[staff] players``): member numbers on a console.
+        self.players_path = players_path
 
     def unavailable(self) -> str | None:
         """Why players cannot change seats now, or None between games."""
@@ -116,3 +127,30 @@ class Seating:
             seat(shown)
         core.publish_state()
         return None
+
+    def seat_member(self, seat: int, member: str, *, by: str) -> str | None:
+        """Seat member number ``member`` of the player list in ``seat``, the other seats
+        keeping their players (unnamed ones become guests, ``<table> guest <seat>``);
+        returns why not (short: it shows on a console), or None."""
+        if self.players_path is None:
+            return "no player list"
+        try:
+            players = load_players(self.players_path)
+        except PlayerListError as exc:
+            log.warning("[%s] the player list cannot be used: %s", self.core.table_id, exc)
+            return "player list broken"
+        name = players.name(member)
+        if name is None:
+            return f"no member {member}"
+        current = self.core.seat_names
+        names = [
+            current[s] if current is not None else f"{self.core.table_id} guest {s}"
+            for s in range(self.core.players)
+        ]
+        names[seat] = name
+        why = self.seat(names, by=by, via="console")
+        if why is not None and why.startswith("a game is in progress"):
+            return "between games only"
+        if why == "one player cannot sit in two seats":
+            return "seated elsewhere"
+        return why

@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablectl.rules.loader import read_small_file
-from tablectl.seating import SEAT_NAME_MAX
 
-__all__ = ["MEMBER_DIGITS", "PlayerList", "PlayerListError", "load_players"]
+__all__ = ["MEMBER_DIGITS", "SEAT_NAME_MAX", "PlayerList", "PlayerListError", "load_players"]
 
 #: Longest member number (staff type it on a console's digit keys too).
 MEMBER_DIGITS = 8
+#: Longest player name (it shows on the dashboard's card and in the records).
+SEAT_NAME_MAX = 32
 
 
 class PlayerListError(ValueError):

@@ -145,6 +145,7 @@ class Table:
         )
         confirm = ConfirmFlow(core, self.hand, self.trays, entry)
         core.on_settled = confirm.hand_settled
+        self.seating = Seating(core, self.hand, seat_names)
         self.staff_flow = StaffFlow(
             core,
             confirm=confirm,
@@ -153,11 +154,9 @@ class Table:
             gate=staff if staff is not None else StaffGate(None, now),
             rules_menu=rules_menu,
             load_rules=load_rules,
+            seating=self.seating,
         )
         self.fault_flow = FaultFlow(core, self.hand, self.tiles)
-        #: Who sits here: ``seat_names`` from the config until staff seat players
-        #: (``seated``: the names they seated last, from the journal).
-        self.seating = Seating(core, self.hand, seat_names)
         self.flows = Flows(
             core,
             self.hand,
@@ -383,11 +382,6 @@ class Table:
     async def correct_last_hand(self, *, by: str = "ctl") -> str | None:
         """Staff reopen the last settled hand for entry again. Returns why not, or None."""
         return await self.staff_flow.correct_last_hand(by=by)
-
-    def seat_players(self, names: Sequence[str] | None, *, by: str, via: str) -> str | None:
-        """Staff seat ``names`` for the next game (None: the config's names again); see
-        :class:`tablectl.seating.Seating`. Returns why not, changing nothing, or None."""
-        return self.seating.seat(names, by=by, via=via)
 
     def acknowledge_alert(self, alert_id: str, by: str, *, via: str) -> str | None:
         """Staff acknowledged an alert (see :meth:`TableCore.acknowledge_alert`)."""
