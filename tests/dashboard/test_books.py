@@ -195,3 +195,23 @@ async def test_the_nights_close_from_the_ledger_as_json_and_csv(tmp_path: Path) 
         assert (bad.status, await bad.text()) == (400, "day 'yesterday': expected YYYY-MM-DD")
     finally:
         await client.close()
+
+
+def test_a_broken_seating_or_ledger_section_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tablectl.cli import main
+
+    players = tmp_path / "players.csv"
+    players.write_text("1,Aoki\n1,Baba\n")
+    for section, why in (
+        (f'[seating]\nplayers = "{players}"\n', "line 2: member 1 is listed twice"),
+        ("[seating]\nplayer = 'x'\n", "[seating] has one option, players"),
+        ("[ledger]\ncutoff_hour = 30\n", "[ledger] cutoff_hour 30: must be 0 to 23"),
+    ):
+        config = tmp_path / "dash.toml"
+        config.write_text(section)
+        argv = ["dashboard", "--broker", "mqtt://127.0.0.1:1", "--config", str(config)]
+        assert main(argv) == 2
+        [line] = capsys.readouterr().err.splitlines()
+        assert line.startswith("tablectl dashboard: ") and why in line, line
