@@ -120,6 +120,15 @@ class Books:
         return await asyncio.to_thread(self.finished_games)
 
 
+def _ints(value: Any, players: int) -> bool:
+    """Whether ``value`` is one whole number per seat."""
+    return (
+        isinstance(value, list)
+        and len(value) == players
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    )
+
+
 def _game(
     table: str, game: str, rules: str, at: float, final_text: Any, seats: dict[int, str]
 ) -> dict[str, Any]:
@@ -133,6 +142,10 @@ def _game(
         ranking = sorted(range(players), key=lambda s: (-scores[s], s))
     result = final.get("result")
     money = final.get("money")
+    if isinstance(money, dict):  # the page's form (model.py): net chips and total P
+        money = {"chips": money.get("chips"), "total": money.get("total")}
+        if not all(_ints(v, players) for v in money.values()):
+            money = None
     return {
         "table": table,
         "game_id": game,

@@ -26,6 +26,11 @@ from tests.dashboard.test_model import state
 from tests.ledger.test_ledger_store import message
 
 STAFF_PW = "staff password"
+MONEY = {
+    "chips": [3, -1, -1, -1], "result": [0, 0, 0, 0], "uma": [0, 0, 0, 0],
+    "chip_p": [0, 0, 0, 0], "fee": [-300, -300, -300, -300], "prizes": [0, 0, 0, 0],
+    "total": [1200, 100, -500, -1000],
+}  # fmt: skip
 
 
 def _ledger(path: Path, *games: bytes) -> LedgerSettings:
@@ -50,8 +55,9 @@ async def test_a_restarted_dashboard_lists_the_ledgers_games_once_each(tmp_path:
     ledger = _ledger(
         tmp_path / "ledger.sqlite3",
         message("g1", finished="2026-11-26 21:00"),
-        message("g2", table="t2", finished="2026-11-26 22:00", seats=["Eto", "F", "G", "H"]),
-    )
+        message("g2", table="t2", finished="2026-11-26 22:00", seats=["Eto", "F", "G", "H"],
+                money=MONEY),
+    )  # fmt: skip
     books = Books(ledger, None)
     model = ParlorModel()  # the restarted dashboard: nothing in memory
     notified: list[set[str]] = []
@@ -68,6 +74,8 @@ async def test_a_restarted_dashboard_lists_the_ledgers_games_once_each(tmp_path:
         games = model.snapshot()["games"]
         assert [(g["table"], g["game_id"]) for g in games] == [("t2", "g2"), ("t1", "g1")]
         assert games[0]["names"] == ["Eto", "F", "G", "H"]
+        assert games[0]["money"] == {"chips": [3, -1, -1, -1], "total": [1200, 100, -500, -1000]}
+        assert games[1]["money"] is None
         assert games[1]["scores"] == [45000, 30000, 15000, 10000]
         assert games[1]["result"] == [55.0, 10.0, -25.0, -40.0]
         # The broker brings g1 again (qos 1 after a reconnect): still once.
