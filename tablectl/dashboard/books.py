@@ -14,6 +14,7 @@ numbers (names only). See docs/seating.md.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import logging
 import os
@@ -26,7 +27,7 @@ from typing import Any
 
 from tablectl.dashboard.model import MAX_GAMES, ParlorModel
 from tablectl.ledger.close import NightClose, close_night
-from tablectl.ledger.db import DatabaseError, open_database
+from tablectl.ledger.db import DatabaseError, is_url, open_database
 from tablectl.ledger.settings import LedgerSettings
 from tablectl.ledger.settings import SettingsError as LedgerSettingsError
 from tablectl.ledger.settings import load_settings as load_ledger_settings
@@ -41,6 +42,9 @@ GAMES_SHOWN = MAX_GAMES
 #: How often the ledger is read again (s): a game the broker did not bring the
 #: dashboard (it reached the ledger later) shows within this.
 LEDGER_POLL_S = 30.0
+
+#: A ``postgresql://`` ledger without its driver.
+NO_DRIVER = "a PostgreSQL ledger needs psycopg: pip install 'tablectl[postgres]'"
 
 _log = logging.getLogger(__name__)
 
@@ -75,7 +79,10 @@ class Books:
 
     def _store(self) -> tuple[Any, LedgerStore]:
         assert self.ledger is not None
-        db = open_database(self.ledger.database, create=False)
+        try:
+            db = open_database(self.ledger.database, create=False)
+        except ImportError:
+            raise DatabaseError(NO_DRIVER) from None
         return db, LedgerStore(db)
 
     def finished_games(self, limit: int = GAMES_SHOWN) -> list[dict[str, Any]]:
@@ -214,6 +221,8 @@ def load_books(config: str | None) -> Books:
             ledger = load_ledger_settings(config)
         except LedgerSettingsError as exc:
             raise BooksError(f"[ledger] {exc}") from None
+        if is_url(ledger.database) and importlib.util.find_spec("psycopg") is None:
+            raise BooksError(f"[ledger] database: {NO_DRIVER}")
     seating = raw.get("seating", {})
     if not isinstance(seating, dict) or set(seating) - {"players"}:
         raise BooksError(f"{config}: [seating] has one option, players (the player list)")
