@@ -456,9 +456,12 @@ def _dashboard(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_CONFIG
+    from tablectl.dashboard.books import BooksError, load_books
+
     try:
         settings = load_settings(args.broker, args.listen, args.config, args.prefix)
-    except SettingsError as exc:
+        books = load_books(args.config)
+    except (SettingsError, BooksError) as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     logging.basicConfig(
@@ -466,7 +469,7 @@ def _dashboard(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
-        asyncio.run(serve(settings))
+        asyncio.run(serve(settings, books=books))
     except OSError as exc:
         where = f"{settings.listen_host}:{settings.listen_port}"
         print(f"{name}: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)

@@ -43,11 +43,12 @@ from tablectl.rules.loader import (
     regular_file_problem,
 )
 from tablectl.rules.options import HouseRules
+from tablectl.seating_players import PlayerListError, load_players
 
 DEFAULT_JOURNAL = Path("/var/lib/tablectl/journal.sqlite3")
 TABLE_KEYS = ("id", "device", "rules", "journal", "seat_names")
 SECTIONS = ("table", "mqtt", "staff", "trays", "watchdog")
-STAFF_KEYS = ("pin_hash", "socket", "rules_menu")
+STAFF_KEYS = ("pin_hash", "socket", "rules_menu", "players")
 TRAYS_KEYS = ("hold_next_hand",)
 WATCHDOG_KEYS = ("stall_after_s",)
 #: ``[watchdog] stall_after_s``: the default, and the longest allowed (0 turns it off).
@@ -91,6 +92,8 @@ class StaffSettings:
     pin_hash: PinHash | None = None
     socket: Path | None = None
     rules_menu: tuple[str, ...] = ()
+    #: The parlor's player list (docs/seating.md): staff seat members on a console.
+    players: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +300,17 @@ def _check_staff(source: Path, raw: dict[str, Any], folder: Path, players: int) 
                     f"{where}: {item!r} is for {rules.players} players; the table has {players}"
                 )
             menu.append(ref)
-    return StaffSettings(pin_hash=pin_hash, socket=socket, rules_menu=tuple(menu))
+    player_list = None
+    if "players" in section:
+        where = _where(source, "staff", "players")
+        player_list = _path(where, section["players"], folder)
+        try:
+            load_players(player_list)  # a broken list is refused now, not at a console
+        except PlayerListError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    return StaffSettings(
+        pin_hash=pin_hash, socket=socket, rules_menu=tuple(menu), players=player_list
+    )
 
 
 def _check_trays(source: Path, raw: dict[str, Any]) -> bool:

@@ -40,6 +40,7 @@ from tablectl.mqtt_requests import STAFF_COMMANDS
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState, HandRecord
+from tablectl.seating import latest_seating
 from tablectl.table import CLAIM_WINDOW_S, Table
 from tablectl.watchdog import StallWatch
 
@@ -178,6 +179,15 @@ class JournalRecorder:
         )
         self.game_events = 0
 
+    def seat_players(self, names: tuple[str, ...] | None) -> None:
+        """Staff seated ``names`` (see :mod:`tablectl.seating`): the next game is theirs,
+        and so is the current one while it has journalled no event."""
+        self.seats = names
+        if self.game_id is not None and self.game_events == 0:
+            game = self.journal.game(self.game_id)
+            if game.status == "playing":
+                self.journal.set_game_seats(self.game_id, names)
+
     def note(self, kind: str, seat: int | None, detail: dict[str, Any]) -> None:
         """Journal a note of the current game (durable with the unit being handled)."""
         self.journal.note(self.game_id, self.clock(), seat, kind, detail)
@@ -309,11 +319,13 @@ class Daemon:
         # A game resumed from the journal goes on with the rules it started with, which
         # staff may have chosen on the table rather than in the config.
         rules_ref = journal.game(resumed.game_id).rules if resumed is not None else config.rules
+        # Players staff seated stay seated across restarts, until staff seat others.
+        seated = latest_seating(journal, rules.players)
         recorder = JournalRecorder(
             journal,
             config.table_id,
             rules_ref,
-            config.seat_names,
+            seated if seated is not None else config.seat_names,
             game_id=resumed.game_id if resumed is not None else None,
         )
         publisher: TablePublisher | None = None
@@ -360,7 +372,10 @@ class Daemon:
             load_rules=load_rules_ref,
             hold_on_tray_mismatch=config.hold_next_hand,
             seat_names=config.seat_names,
+            seated=seated,
         )
+        # Staff seat members of the parlor's player list from a console (STAFF 6).
+        table.seating.players_path = config.staff.players
         if self.on_hand is not None:
             on_hand = self.on_hand
             table.on_hand_settled = lambda record: on_hand(table, record)
@@ -413,6 +428,9 @@ class Daemon:
                     )
                     publisher.on_staff_command = lambda cmd, by, rules, seat: self._queue_request(
                         requests, ParlorRequest(cmd, None, by, rules, seat=seat)
+                    )
+                    publisher.on_staff_seat = lambda by, names: self._queue_request(
+                        requests, ParlorRequest("seat", None, by, None, names=names)
                     )
                     publisher.on_staff_refused = lambda action, by, why: self._queue_request(
                         requests, ParlorRequest("refused", None, by, None, action, why)
@@ -504,7 +522,7 @@ class Daemon:
         """Acknowledgements and game control from the parlor's staff, each handled like
         ``tablectl ctl``'s (journalled as staff actions; a refusal is published)."""
         while True:
-            kind, alert, by, rules, action, why, counts, seat = await requests.get()
+            kind, alert, by, rules, action, why, counts, seat, names = await requests.get()
             if kind in ("refused", "refusals"):
                 # Not authenticated: nothing happens at the table but a note staff may
                 # look up (journalled, published); the publisher limits how many.
@@ -516,6 +534,10 @@ class Daemon:
                 with self._one_unit(recorder):
                     if kind == "ack":
                         why = table.acknowledge_alert(str(alert), by, via="mqtt")
+                    elif kind == "seat":
+                        why = table.seating.seat(names, by=by, via="mqtt")
+                        if why is not None:
+                            table.refuse_staff_request(kind, by, why)
                     else:
                         if rules is not None and rules not in table.rules_menu:
                             # From the network only the rules staff may pick on a
@@ -668,6 +690,7 @@ class ParlorRequest(NamedTuple):
     counts: dict[str, int] | None = None
     #: The seat a chombo or false call is for.
     seat: int | None = None
+    names: list[str] | None = None  # "seat": the players (None: the config's names)
 
 
 class StoppedAt(Exception):

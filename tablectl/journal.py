@@ -263,6 +263,12 @@ class Journal:
         """End a game that will not be completed (players left): no record, no resume."""
         self._writer.abandon_game(game_id, now)
 
+    def set_game_seats(self, game_id: str, seats: Sequence[str] | None) -> None:
+        """Staff seated other players before ``game_id`` journalled its first event: the
+        game is theirs. Raises :class:`JournalError` once it has an event (its players
+        are fixed then). Durable on return, or with the batch it is written in."""
+        self._writer.set_game_seats(game_id, seats)
+
     def note(
         self,
         game_id: str | None,

@@ -272,6 +272,18 @@ class GameWriter:
             mark(conn, game_id, STATE_ABANDONED, now)
         log.info("game %s abandoned", game_id)
 
+    def set_game_seats(self, game_id: str, seats: Sequence[str] | None) -> None:
+        """What :meth:`tablectl.journal.Journal.set_game_seats` does (documented there)."""
+        text = None if seats is None else json.dumps(list(seats), ensure_ascii=False)
+        with self._commit.write() as conn:
+            done = conn.execute(
+                "UPDATE games SET seats = ? WHERE game_id = ? AND status = 'playing'"
+                " AND NOT EXISTS (SELECT 1 FROM events WHERE events.game_id = games.game_id)",
+                (text, game_id),
+            ).rowcount
+        if done != 1:
+            raise JournalError(f"{self._path}: game {game_id} has begun; its seats stay")
+
     def note(
         self,
         game_id: str | None,

@@ -171,6 +171,16 @@ class TablePublisher:
         self._requests.on_command = callback
 
     @property
+    def on_staff_seat(self) -> Callable[[str, list[str] | None], None] | None:
+        """Called with ``(staff_name, names or None)`` for each well-formed ``seat``
+        command (docs/seating.md); None: seating requests are ignored."""
+        return self._requests.on_seat
+
+    @on_staff_seat.setter
+    def on_staff_seat(self, callback: Callable[[str, list[str] | None], None] | None) -> None:
+        self._requests.on_seat = callback
+
+    @property
     def on_staff_refused(self) -> Callable[[str, str, str], None] | None:
         """Called with ``(action, claimed staff name, why)`` for a staff request refused
         because it is not authenticated (``commands`` mode, signature, replay), for the

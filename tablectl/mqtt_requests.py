@@ -2,7 +2,7 @@
 
 The parlor's dashboard acknowledges alerts (``.../staff/ack``) and asks for game control
 (``.../staff/command``: ``undo``, ``new_game``, ``abandon``, ``tray_override``, ``chombo``,
-``false_call``). :class:`StaffRequests` authenticates each
+``false_call``, ``seat``). :class:`StaffRequests` authenticates each
 request as the table's ``commands`` mode says (:mod:`tablectl.mqtt_signing`), refuses the
 unauthenticated ones at a bounded rate (:mod:`tablectl.mqtt_refusals`), checks the fields
 of the rest (one warning naming what was wrong, nothing else happens) and hands the good
@@ -31,8 +31,8 @@ __all__ = [
 ]
 
 #: Game control the parlor's dashboard may ask of a table: what ``tablectl ctl`` and the
-#: staff menu of a console do.
-STAFF_COMMANDS = ("undo", "new_game", "abandon", "tray_override", "chombo", "false_call")
+#: staff menu of a console do, and seating players for the next game.
+STAFF_COMMANDS = ("undo", "new_game", "abandon", "tray_override", "chombo", "false_call", "seat")
 #: The commands that name the seat they are for (``seat``).
 SEAT_COMMANDS = ("chombo", "false_call")
 #: Largest staff request decoded (an ack or a command is well under 1 KiB).
@@ -88,6 +88,9 @@ class StaffRequests:
         #: Called with ``(command, staff_name, rules or None, seat or None)`` for each
         #: well-formed command; None: commands are ignored.
         self.on_command: Callable[[str, str, str | None, int | None], None] | None = None
+        #: Called with ``(staff_name, names or None)`` for each well-formed ``seat``
+        #: command (the table checks the names); None: seating is ignored.
+        self.on_seat: Callable[[str, list[str] | None], None] | None = None
         #: Called with ``(action, claimed staff name, why)`` for a request refused because
         #: it is not authenticated, for the first few of each period only.
         self.on_refused: Callable[[str, str, str], None] | None = None
@@ -111,7 +114,8 @@ class StaffRequests:
     def command(self, payload: bytes) -> None:
         """Game control from the parlor's dashboard (``undo``, ``new_game`` with optional
         ``rules``, ``abandon``, ``tray_override``, ``chombo`` and ``false_call`` with the
-        ``seat`` they are for): checked here, then handed to the daemon, which refuses
+        ``seat`` they are for, ``seat`` with the next game's player ``names``): checked
+        here, then handed to the daemon, which refuses
         what the table cannot do now (published as a ``staff_refused`` event)."""
         command = self._request("command", payload)
         if command is None:
@@ -123,6 +127,17 @@ class StaffRequests:
                 self._table,
                 ", ".join(STAFF_COMMANDS),
             )
+            return
+        if cmd == "seat":
+            names = command.get("names")
+            if names is not None and not (
+                isinstance(names, list) and all(isinstance(n, str) for n in names)
+            ):
+                self._log.warning("[%s] staff seat ignored: 'names' must be a list of names",
+                                  self._table)  # fmt: skip
+                return
+            if self.on_seat is not None:
+                self.on_seat(command["by"], names)
             return
         if rules is not None and not (isinstance(rules, str) and 0 < len(rules) <= 255):
             self._log.warning("[%s] staff command ignored: 'rules' must name rules", self._table)

@@ -43,6 +43,7 @@ from tablectl.console.wins import WinScoring
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.state import Final, GameState, HandRecord
+from tablectl.seating import Seating
 
 __all__ = [
     "ABORT_LABELS",
@@ -110,6 +111,7 @@ class Table:
         load_rules: Callable[[str], HouseRules] | None = None,
         hold_on_tray_mismatch: bool = True,
         seat_names: Sequence[str] | None = None,
+        seated: Sequence[str] | None = None,
         wall_time: Callable[[], float] = time.time,
     ) -> None:
         core = TableCore(
@@ -126,7 +128,7 @@ class Table:
                 new_games=new_games,
                 on_game_over=on_game_over,
                 rules_ref=rules_ref,
-                seat_names=seat_names,
+                seat_names=seated if seated is not None else seat_names,
             )
         )
         self.core = core
@@ -143,6 +145,7 @@ class Table:
         )
         confirm = ConfirmFlow(core, self.hand, self.trays, entry)
         core.on_settled = confirm.hand_settled
+        self.seating = Seating(core, self.hand, seat_names)
         self.staff_flow = StaffFlow(
             core,
             confirm=confirm,
@@ -151,6 +154,7 @@ class Table:
             gate=staff if staff is not None else StaffGate(None, now),
             rules_menu=rules_menu,
             load_rules=load_rules,
+            seating=self.seating,
         )
         self.fault_flow = FaultFlow(core, self.hand, self.tiles)
         self.flows = Flows(

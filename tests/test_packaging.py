@@ -31,6 +31,7 @@ PACKAGES = ("tablectl", "firmware_bridge", "hw_sim")
 EXTRA_IMPORTERS = {
     "dashboard": {
         "tablectl/dashboard/web.py",
+        "tablectl/dashboard/books_web.py",
         "tablectl/dashboard/server.py",
         "tablectl/dashboard/guard.py",
     },

@@ -59,6 +59,7 @@ class Prompt(StrEnum):
     PIN = "PIN?"
     SEAT = "SEAT?"
     RULES = "RULES?"
+    MEMBER = "MEMBER?"
 
 
 # What the handlers declared below are called on: the flows, as the handlers they answer
@@ -101,6 +102,7 @@ class _StaffHandlers(Protocol):
     async def pin_prompt(self, seat: int, key: Key) -> None: ...
     async def seat_prompt(self, seat: int, key: Key) -> None: ...
     async def rules_prompt(self, seat: int, key: Key) -> None: ...
+    async def member_prompt(self, seat: int, key: Key) -> None: ...
 
 
 class FlowHandlers(Protocol):
@@ -171,11 +173,12 @@ STAFF_MENU: dict[int, str] = {
     3: "correct the last hand",
     4: "end this game / new game",
     5: "trays: play on",
+    6: "seat a member here",
 }
 #: Staff menu entries that need the staff PIN (0, calling staff, is open to everyone).
-STAFF_ONLY = frozenset({1, 2, 3, 4, 5})
+STAFF_ONLY = frozenset({1, 2, 3, 4, 5, 6})
 #: The staff menu's prompts: STAFF CALL opens STAFF? over any other prompt.
-STAFF_PROMPTS = frozenset({Prompt.STAFF, Prompt.PIN, Prompt.SEAT, Prompt.RULES})
+STAFF_PROMPTS = frozenset({Prompt.STAFF, Prompt.PIN, Prompt.SEAT, Prompt.RULES, Prompt.MEMBER})
 
 PROMPTS: dict[Prompt, PromptSpec] = {
     spec.name: spec
@@ -349,11 +352,11 @@ PROMPTS: dict[Prompt, PromptSpec] = {
         PromptSpec(
             Prompt.STAFF,
             "staff",
-            "0 call staff, 1 chombo, 2 false call, 3 correct, 4 new game, 5 trays",
-            {**_digits("choose", 0, 5), K.CANCEL: "leave"},
+            "0 call staff, 1 chombo, 2 false call, 3 correct, 4 new game, 5 trays, 6 seat a member",
+            {**_digits("choose", 0, 6), K.CANCEL: "leave"},
             TABLE_PHASES,
             goes_to=(Prompt.PIN,),
-            digits="0-5",
+            digits="0-6",
             handler=lambda f, seat, key: f.staff.staff_prompt(seat, key),
         ),
         PromptSpec(
@@ -363,7 +366,14 @@ PROMPTS: dict[Prompt, PromptSpec] = {
             {**_digits("type a digit"), K.OK: "check", K.CANCEL: "leave"},
             TABLE_PHASES,
             fires=frozenset({"reopen", "resume_play", "shuffle", "new_game", "abandon"}),
-            goes_to=(Prompt.SEAT, Prompt.RULES, Prompt.HAN, Prompt.SCORE, Prompt.TENPAI),
+            goes_to=(
+                Prompt.SEAT,
+                Prompt.RULES,
+                Prompt.MEMBER,
+                Prompt.HAN,
+                Prompt.SCORE,
+                Prompt.TENPAI,
+            ),
             digits="0-9",
             handler=lambda f, seat, key: f.staff.pin_prompt(seat, key),
         ),
@@ -386,6 +396,15 @@ PROMPTS: dict[Prompt, PromptSpec] = {
             fires=frozenset({"abandon", "shuffle"}),
             digits="0-9",
             handler=lambda f, seat, key: f.staff.rules_prompt(seat, key),
+        ),
+        PromptSpec(
+            Prompt.MEMBER,
+            "staff",
+            "between games: the member number of the player for this seat",
+            {**_digits("type a digit"), K.OK: "seat the member", K.CANCEL: "leave"},
+            TABLE_PHASES,
+            digits="0-9",
+            handler=lambda f, seat, key: f.staff.member_prompt(seat, key),
         ),
     )
 }

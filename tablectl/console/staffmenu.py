@@ -19,6 +19,8 @@ from tablectl.phases import HAND_PHASES
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
+from tablectl.seating import Seating
+from tablectl.seating_players import MEMBER_DIGITS
 
 
 class StaffFlow:
@@ -39,6 +41,7 @@ class StaffFlow:
         gate: StaffGate,
         rules_menu: Sequence[str],
         load_rules: Callable[[str], HouseRules] | None,
+        seating: Seating | None = None,
     ) -> None:
         self.core = core
         self.confirm = confirm
@@ -49,6 +52,8 @@ class StaffFlow:
         #: Rules staff may pick for a new game on a console (RULES?); the current first.
         self.rules_menu = tuple(dict.fromkeys((core.rules_ref, *rules_menu)))
         self.load_rules = load_rules
+        #: Seats a member at a console between games (entry 6); None: not offered.
+        self.seating = seating
         self._restored_calls: list[int] = []
 
     async def staff_prompt(self, seat: int, key: m.Key) -> None:
@@ -86,6 +91,11 @@ class StaffFlow:
             return self.confirm.correction_unavailable()
         if choice == 5 and not self.trays.mismatch:
             return "the trays agree"
+        if choice == 6:
+            if self.seating is None or self.seating.players_path is None:
+                return "no player list"
+            if self.seating.unavailable() is not None:
+                return "between games only"
         return None
 
     async def pin_prompt(self, seat: int, key: m.Key) -> None:
@@ -134,6 +144,8 @@ class StaffFlow:
                 self.core.refuse(seat, failure)
         elif choice == 4:
             self.core.open(seat, Prompt.RULES, typed="0", message=fit(self.rules_menu[0]))
+        elif choice == 6:
+            self.core.open(seat, Prompt.MEMBER, message="MEMBER NO.")
         elif choice == 5:
             self.core.close(seat)
             console.staff = None
@@ -229,6 +241,32 @@ class StaffFlow:
         failure = await self.new_game(ref, by=f"staff at seat {seat}", seat=seat)
         if failure is not None:
             self.core.refuse(seat, failure)
+
+    async def member_prompt(self, seat: int, key: m.Key) -> None:
+        """``MEMBER?``: a member number from the parlor's player list, then OK seats that
+        member at this console's seat for the next game (see :mod:`tablectl.seating`)."""
+        console = self.core.consoles[seat]
+        if key == m.Key.CANCEL:
+            self.core.close(seat)
+            console.typed, console.staff, console.message = "", None, ""
+            return
+        if key <= m.Key.DIGIT_9:
+            if len(console.typed) < MEMBER_DIGITS:
+                console.typed += str(int(key))
+                console.message = console.typed
+            return
+        if key != m.Key.OK or not console.typed:
+            self.core.refuse(seat, "a member number, then OK")
+            return
+        member = console.typed
+        self.core.close(seat)
+        console.typed, console.staff, console.message = "", None, ""
+        assert self.seating is not None  # entry 6 is only offered with seating
+        failure = self.seating.seat_member(seat, member, by=f"staff at seat {seat}")
+        if failure is not None:
+            self.core.refuse(seat, failure)
+        else:
+            console.message = fit(f"SEATED #{member}")
 
     async def new_game(
         self, rules_ref: str | None = None, *, by: str = "ctl", seat: int | None = None

@@ -143,6 +143,12 @@ class ParlorLink:
             payload["seat"] = seat
         await self._publish(command_topic(self.settings.prefix, table), payload)
 
+    async def publish_seat(self, table: str, by: str, names: list[str] | None, at: float) -> None:
+        """Publish a seating for ``table`` (qos 1, docs/seating.md); raises
+        :class:`NotConnected`."""
+        payload: dict[str, Any] = {"cmd": "seat", "by": by, "names": names, "at": at}
+        await self._publish(command_topic(self.settings.prefix, table), payload)
+
     async def _publish(self, topic: str, payload: dict[str, Any]) -> None:
         client = self._client
         if client is None:

@@ -9,6 +9,7 @@ import signal
 
 from aiohttp import web
 
+from tablectl.dashboard.books import Books, follow_ledger
 from tablectl.dashboard.guard import install_bad_request_filter, start_site
 from tablectl.dashboard.model import ParlorModel
 from tablectl.dashboard.mqtt_in import ParlorLink
@@ -23,12 +24,23 @@ _log = logging.getLogger(__name__)
 SHUTDOWN_TIMEOUT = 3.0
 
 
-async def serve(settings: DashboardSettings, ready: asyncio.Event | None = None) -> None:
+async def serve(
+    settings: DashboardSettings, ready: asyncio.Event | None = None, books: Books | None = None
+) -> None:
     """Serve until SIGTERM or SIGINT; raises ``OSError`` when the port cannot be bound."""
     model = ParlorModel(settings.prefix)
     hub = Hub()
     link = ParlorLink(settings, model, hub.notify)
-    app = make_app(settings, model, hub, link.publish_ack, send_command=link.publish_command)
+    books = books or Books(None, None)
+    app = make_app(
+        settings,
+        model,
+        hub,
+        link.publish_ack,
+        send_command=link.publish_command,
+        books=books,
+        send_seat=link.publish_seat,
+    )
     install_bad_request_filter()
     runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_TIMEOUT, access_log=None)
     await runner.setup()
@@ -38,9 +50,12 @@ async def serve(settings: DashboardSettings, ready: asyncio.Event | None = None)
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     link_task: asyncio.Task[None] | None = None
+    ledger_task: asyncio.Task[None] | None = None
     try:
         site = await start_site(runner, settings.listen_host, settings.listen_port)
         link_task = asyncio.create_task(link.run())
+        if books.ledger is not None:
+            ledger_task = asyncio.create_task(follow_ledger(books, model, hub.notify))
         _log.info(
             "dashboard on http://%s:%s/ (broker %s:%s)",
             settings.listen_host,
@@ -58,10 +73,11 @@ async def serve(settings: DashboardSettings, ready: asyncio.Event | None = None)
             ready.set()
         await stop.wait()
     finally:
-        if link_task is not None:
-            link_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await link_task
+        for task in (link_task, ledger_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if site is not None:
             site.close()
         await runner.cleanup()

@@ -34,6 +34,8 @@ from aiohttp import web
 
 from firmware_bridge.ratelog import RateLimitedLog
 from tablectl.dashboard.auth import STAFF, VIEWER, LoginThrottle, Session, Sessions
+from tablectl.dashboard.books import Books
+from tablectl.dashboard.books_web import SeatSender, add_books_routes
 from tablectl.dashboard.guard import guard_app
 from tablectl.dashboard.model import ParlorModel
 from tablectl.dashboard.settings import DashboardSettings, is_loopback
@@ -423,9 +425,12 @@ def make_app(
     send_ack: AckSender,
     now: Callable[[], float] = time.time,
     send_command: CommandSender | None = None,
+    books: Books | None = None,
+    send_seat: SeatSender | None = None,
 ) -> web.Application:
     """The aiohttp application serving ``model`` (``send_ack`` publishes an ack,
-    ``send_command`` game control; without it the page offers none)."""
+    ``send_command`` game control; without it the page offers none; ``books`` and
+    ``send_seat``: seating and the night's close, :mod:`tablectl.dashboard.books_web`)."""
     dash = _Dashboard(settings, model, hub, send_ack, now, send_command)
     app = web.Application(client_max_size=16 * 1024)
     app.on_response_prepare.append(_headers)
@@ -439,6 +444,7 @@ def make_app(
     app.router.add_post("/api/logout", dash.logout)
     app.router.add_post("/api/ack", dash.ack)
     app.router.add_post("/api/command", dash.command)
+    add_books_routes(app, dash, books or Books(None, None), send_seat)
 
     async def on_shutdown(_app: web.Application) -> None:
         hub.close()

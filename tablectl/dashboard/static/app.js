@@ -125,6 +125,8 @@ let pending = false;
 // What is on the page, so that a render rebuilds only what changed: a busy parlor sends
 // tens of updates a second, most of them about one table.
 const drawn = { cards: new Map(), alerts: null, detail: null, games: null };
+// What seating.js and close.js draw, after the rest of each render.
+const renderHooks = [];
 
 function t(key, ...args) {
   let text = I18N[lang][key];
@@ -254,6 +256,7 @@ function render() {
   renderTables();
   renderDetail();
   renderGames();
+  for (const hook of renderHooks) hook();
 }
 
 function renderStatus() {
