@@ -481,7 +481,7 @@ class Daemon:
                 link = {"up": table.phase != "offline", "refused": self.refused}
                 return {"ok": True, "status": {**table.status(), "link": link}}
             with self._one_unit(recorder):
-                failure = await table.staff_command(cmd, req.get("rules"), by="ctl")
+                failure = await table.staff_flow.staff_command(cmd, req.get("rules"), by="ctl")
                 table.refresh()
         return {"ok": False, "error": failure} if failure else {"ok": True}
 
@@ -545,7 +545,7 @@ class Daemon:
                             menu = ", ".join(table.rules_menu)
                             why = f"rules {rules!r} are not on this table's menu ({menu})"
                         else:
-                            why = await table.staff_command(
+                            why = await table.staff_flow.staff_command(
                                 kind, rules, by=f"{by} (parlor)", seat=seat
                             )
                         if why is not None:

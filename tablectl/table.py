@@ -374,13 +374,6 @@ class Table:
         :meth:`StaffFlow.new_game`). Returns why not, changing nothing, or None."""
         return await self.staff_flow.new_game(rules_ref, by=by, seat=seat)
 
-    async def staff_command(
-        self, cmd: str, rules_ref: str | None, *, by: str, seat: int | None = None
-    ) -> str | None:
-        """Game control from outside the table (``tablectl ctl``, the parlor's dashboard):
-        see :meth:`StaffFlow.staff_command`. Returns why not, changing nothing, or None."""
-        return await self.staff_flow.staff_command(cmd, rules_ref, by=by, seat=seat)
-
     async def correct_last_hand(self, *, by: str = "ctl") -> str | None:
         """Staff reopen the last settled hand for entry again. Returns why not, or None."""
         return await self.staff_flow.correct_last_hand(by=by)
