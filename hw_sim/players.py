@@ -77,6 +77,10 @@ PROMPTS = (
     "KAN?",
     "FU?",
 )
+#: Prompts that show once the hand in play is over: nothing more is to be played in it.
+PROMPTS_ENDING_A_HAND = frozenset(
+    {"HAN?", "FU?", "PAO?", "RON?", "TENPAI?", "CONFIRM", "OK?", "GAME OVER", "ROLL?"}
+)
 _SCORE = re.compile(r"^[ESWN]\s+(-?\d+)")
 _AMOUNT = re.compile(r"[+-]?\d+")
 _TOTAL = re.compile(r"=\s*(-?\d+)")
@@ -192,6 +196,8 @@ class BotTable:
         self.pace = 0.0
         self._stopped = False
         self._hand: Hand | None = None
+        #: The hand :meth:`_play_hand` is playing (None between hands).
+        self._playing: Hand | None = None
         self._hand_start: int | None = None
         self._entries: dict[int, Entry] = {}
         self._intent: dict[int, list[Key]] = {}
@@ -276,16 +282,20 @@ class BotTable:
         return None
 
     async def _wait_until(self, cond: Callable[[], bool], *, stall: bool = True) -> bool:
-        """Wait for ``cond``, answering prompts meanwhile. False when stopped or stalled."""
+        """Wait for ``cond``, answering prompts meanwhile. False when stopped or stalled,
+        or when the hand being played ended (whatever the bots were waiting for in it
+        will not come: the daemon went on to a settlement, the next hand or game)."""
         while not self.done:
             if cond():
                 return True
+            if self._playing is not None and self._playing.over:
+                return False
             seat = self._next_prompt()
             if seat is not None:
                 await self._answer(seat)
                 continue
             ok = await self.fw.wait_for(
-                lambda: cond() or bool(self._dirty) or self.done,
+                lambda: cond() or bool(self._dirty) or self.done or self._hand_ended(),
                 self.stall_timeout if stall else None,
             )
             if not ok:
@@ -293,6 +303,9 @@ class BotTable:
                 _log.warning("bots: the daemon did not answer within %.1f s", self.stall_timeout)
                 return False
         return False
+
+    def _hand_ended(self) -> bool:
+        return self._playing is not None and self._playing.over
 
     async def _press_echo(self, seat: int, key: Key) -> None:
         """Press a key the display echoes (digits, MENU) and wait for the echo."""
@@ -326,8 +339,15 @@ class BotTable:
         self._dice_seen = self.fw.dice_count
         self.hands_started += 1
         hand = Hand(dealer)
-        self._hand = hand
+        self._hand = self._playing = hand
         self._entries.clear()
+        try:
+            await self._play(hand)
+        finally:
+            self._playing = None
+
+    async def _play(self, hand: Hand) -> None:
+        """Play ``hand`` move by move until it is over."""
         while not hand.over and not self.done:
             if not await self._wait_until(self._table_ok, stall=False):
                 return
@@ -541,9 +561,11 @@ class BotTable:
         # the hand only with a ron or the draw the tiles decide: a hand reader that
         # disagrees then leaves the draw to the keys after all (see _draw).
         last_window = prompt == "RON?" and line2.startswith("LAST DISCARD")
-        ends = prompt in ("HAN?", "FU?", "PAO?", "RON?", "TENPAI?", "CONFIRM", "OK?")
+        ends = prompt in PROMPTS_ENDING_A_HAND
         if ends and hand and not last_window:
-            hand.over = True  # a win entry, a claim window, the draw or the settlement
+            # A win entry, a claim window, the draw, the settlement, or past them all: a
+            # draw that ends the game goes straight to GAME OVER, without CONFIRM.
+            hand.over = True
         if prompt == "ROLL?":
             self._hand_start = seat
             self.fw.press(seat, Key.OK)

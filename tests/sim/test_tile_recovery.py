@@ -1,0 +1,79 @@
+"""Tile bots that never wedge (issue 29 item 3): at a table that reads every tile the bots
+follow the daemon's displays and the readers' zones through whatever happens at the table,
+each case a short in-process game (simulator and daemon in this process over ``sim://``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from firmware_bridge.messages import WallTake
+from hw_sim import SimTable
+from tablectl.config import config_for
+from tablectl.daemon import Daemon
+from tablectl.rules.loader import load_rules
+from tests.sim.test_autoplay import CLAIM_WINDOW_S, patient_link, still_clock  # noqa: F401
+from tests.sim.test_tiles import READERS
+
+_ids = itertools.count()
+#: Loop seconds one case may take (a few seconds of play at most).
+TIMEOUT = 60.0
+
+
+@dataclass
+class Run:
+    """A tile-reading table and the daemon playing it."""
+
+    table: SimTable
+    daemon: Daemon
+
+    async def until(self, cond: Callable[[], bool], what: str) -> None:
+        """Wait for ``cond`` (the table's state), failing with ``what`` and the view."""
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                await self.table.firmware.wait_for(cond)
+        except TimeoutError:
+            raise AssertionError(f"stalled before {what}:\n{self.table.render()}") from None
+
+    def takes(self) -> int:
+        """Takes the table reported so far."""
+        return sum(
+            1 for d, m in self.table.firmware.transcript if d == "tx" and isinstance(m, WallTake)
+        )
+
+
+@asynccontextmanager
+async def tile_table(tmp: Path, rules: str, seed: int, **kw: object) -> AsyncIterator[Run]:
+    """A table with every reader and bots on all seats, the daemon on it (journal in
+    ``tmp``), both in this process."""
+    table = SimTable(load_rules(rules), seed, stall_timeout=5.0, **READERS, **kw)  # type: ignore[arg-type]
+    try:
+        url = await table.start_sim(f"tile-recovery-{next(_ids)}")
+        config = config_for(url, rules, tmp / f"journal-{next(_ids)}.sqlite3")
+        daemon = Daemon(config, claim_window_s=CLAIM_WINDOW_S, monotonic=still_clock)
+        task = asyncio.create_task(daemon.run())
+        try:
+            yield Run(table, daemon)
+        finally:
+            daemon.stop.set()
+            await task
+    finally:
+        await table.close()
+
+
+async def test_a_draw_that_ends_the_game_goes_on_to_the_next_game(tmp_path: Path) -> None:
+    """tenhou seed 5: the first game ends with an exhaustive draw that busts a seat, so the
+    daemon shows GAME OVER without a CONFIRM; the bots, waiting for the draw's settlement,
+    used to stay in that hand and never dealt the next game (issue 29)."""
+    async with tile_table(tmp_path, "tenhou", 5) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: bots.games_finished == 1, "the first game's end")
+        dealt = run.takes()
+        await run.until(lambda: run.takes() > dealt + 16, "the second game's deal")
+        assert bots.stalls == 0 and bots.hands_left == 0
