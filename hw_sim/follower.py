@@ -47,6 +47,8 @@ class WallFollower:
     def __init__(self, house: HouseRules, firmware: SimFirmware) -> None:
         self.house = house
         self.rules = wall_rules(house)
+        #: Rules the daemon plays from the next dice on (see :meth:`use_rules`).
+        self.next_house: HouseRules | None = None
         self.firmware = firmware
         self.state: W.WallState | None = None
         self.desyncs = 0
@@ -58,6 +60,11 @@ class WallFollower:
         #: (seat, state) of the last discard a person announced (see announce_discard).
         self.announced_discard: tuple[int, W.WallState] | None = None
         firmware.add_listener(self._on_message)
+
+    def use_rules(self, house: HouseRules) -> None:
+        """Follow the hands under ``house`` from the next dice on (staff changed the
+        daemon's rules: its new game starts with a shuffle and dice)."""
+        self.next_house = house
 
     # ---- what a seat takes next
 
@@ -150,6 +157,9 @@ class WallFollower:
             return
         match msg:
             case DiceResult(die1=d1, die2=d2):
+                if self.next_house is not None:
+                    self.house, self.next_house = self.next_house, None
+                    self.rules = wall_rules(self.house)
                 dealer = self._roll_seat if self._roll_seat is not None else self._lamp_dealer
                 started = W.start_wall(self.rules, dealer or 0, (d1, d2))
                 self.state = None if isinstance(started, Refusal) else started

@@ -179,6 +179,8 @@ class BotTable:
         self.seats = set(range(self.players)) if seats is None else set(seats)
         self.follower = follower or WallFollower(house, firmware)
         self.rng = random.Random(f"bots:{seed}")
+        #: Rules to play from the next hand on (see :meth:`use_rules`).
+        self._next_house: HouseRules | None = None
         self.max_games = max_games
         self.stall_timeout = stall_timeout
         self.on_game_over = on_game_over
@@ -251,6 +253,23 @@ class BotTable:
             # Ordered by the latest change: the rx stream's order, whatever the timing.
             self._order += 1
             self._dirty[seat] = self._order
+
+    def use_rules(self, house: HouseRules) -> None:
+        """Play the hands from the next dice on under ``house`` (staff started a game
+        with other rules on the daemon); the wall follower is told too."""
+        if house.players != self.players:
+            raise ValueError(f"{house.name} is for {house.players} players, not {self.players}")
+        self._next_house = house
+        self.follower.use_rules(house)
+
+    def _take_up_rules(self) -> None:
+        house, self._next_house = self._next_house, None
+        if house is None:
+            return
+        _log.info("bots: playing %s from this hand on", house.name)
+        self.house, self.rules = house, wall_rules(house)
+        self.tiles = TilePlay(self, self.zones) if self.zones is not None else None
+        self.play = self.tiles if self.tiles is not None else KeyedPlay(self)
 
     def stop(self) -> None:
         """Stop acting (the run task returns at its next wait)."""
@@ -337,6 +356,7 @@ class BotTable:
         if not await self._wait_until(lambda: self.fw.dice_count > seen):
             return
         self._dice_seen = self.fw.dice_count
+        self._take_up_rules()
         self.hands_started += 1
         hand = Hand(dealer)
         self._hand = self._playing = hand

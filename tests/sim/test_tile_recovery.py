@@ -77,3 +77,21 @@ async def test_a_draw_that_ends_the_game_goes_on_to_the_next_game(tmp_path: Path
         dealt = run.takes()
         await run.until(lambda: run.takes() > dealt + 16, "the second game's deal")
         assert bots.stalls == 0 and bots.hands_left == 0
+
+
+async def test_the_bots_play_the_rules_staff_changed_to(tmp_path: Path) -> None:
+    """Staff start a kantan game on a table started under tenhou (``tablectl ctl new-game
+    --rules kantan``) and tell the table (``{"cmd": "rules"}``): from the new game's dice
+    the bots take from their own walls and play kantan's hands through."""
+    async with tile_table(tmp_path, "tenhou", 2) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.takes() > 60, "the first hand's play")
+        table = run.daemon.table
+        assert table is not None
+        assert await table.new_game("kantan", by="test") is None
+        run.table.use_rules("kantan")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 2, "kantan's second hand")
+        assert bots.house.name == "kantan" and run.table.follower.rules.own_walls
+        assert bots.stalls == 0 and bots.hands_left == 0
