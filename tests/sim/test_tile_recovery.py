@@ -95,3 +95,17 @@ async def test_the_bots_play_the_rules_staff_changed_to(tmp_path: Path) -> None:
         await run.until(lambda: bots.hands_started >= started + 2, "kantan's second hand")
         assert bots.house.name == "kantan" and run.table.follower.rules.own_walls
         assert bots.stalls == 0 and bots.hands_left == 0
+
+
+async def test_a_hand_reader_fault_does_not_wedge_the_bots(tmp_path: Path) -> None:
+    """A seat's hand reader fails in the middle of a hand (``{"cmd": "fault", "kind":
+    "reader", "args": ["2", "hand"]}``): the hand goes on keyed, the bots declare its draw
+    themselves, and the next hands are played."""
+    async with tile_table(tmp_path, "tenhou", 3) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.takes() > 60, "the first hand's play")
+        await run.table.inject("reader", "2", "hand")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 2, "two more hands")
+        assert bots.stalls == 0 and bots.hands_left == 0
