@@ -109,3 +109,19 @@ async def test_a_hand_reader_fault_does_not_wedge_the_bots(tmp_path: Path) -> No
         started = bots.hands_started
         await run.until(lambda: bots.hands_started >= started + 2, "two more hands")
         assert bots.stalls == 0 and bots.hands_left == 0
+
+
+async def test_a_take_made_as_a_reader_fault_came_is_kept_for_the_hand(tmp_path: Path) -> None:
+    """ema seed 151 (the tile soak): a seat's pond reader fails right after the dealer's
+    first deal block; the next seat's block, lifted before FAULT showed, reaches the daemon
+    during the fault. It used to be refused ("not now: no hand in play") with its tiles
+    gone from the wall, and the hand waited for it for ever; the daemon now keeps it and
+    applies it once the fault is cleared."""
+    async with tile_table(tmp_path, "ema", 151, faults="reader@965:3:discards") as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: not run.table.firmware.faults.one_shots, "the reader fault")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
+        assert not any("no hand in play" in why for _, why in bots.refusals)
