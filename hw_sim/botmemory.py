@@ -6,9 +6,10 @@ from __future__ import annotations
 import dataclasses
 
 from tablectl.rules import wall as W
-from tablectl.tiles.hand import Meld
+from tablectl.rules.options import HouseRules
+from tablectl.tiles.hand import HandScore, Meld
 
-__all__ = ["Entry", "Hand", "TileSeat"]
+__all__ = ["Entry", "Hand", "TileSeat", "entry_for"]
 
 
 @dataclasses.dataclass(slots=True)
@@ -74,3 +75,12 @@ class Hand:
     #: A tile reader failed or disagreed this hand: the daemon keys the rest of it in
     #: (docs/tiles.md), so the bots declare the exhaustive draw themselves again.
     keyed: bool = False
+
+
+def entry_for(house: HouseRules, tsumo: bool, score: HandScore | None) -> Entry:
+    """A win entry: the real value when the bot knows it (``chosen``), else one the
+    entry picks at ``HAN?``."""
+    if score is None:
+        return Entry(tsumo=tsumo)
+    fu = score.fu if house.scoring.table == "standard" and score.han < 5 else None
+    return Entry(tsumo=tsumo, han=score.han, fu=fu, yakuman=score.yakuman, chosen=True)

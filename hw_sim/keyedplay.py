@@ -34,6 +34,7 @@ P_ADDED_KAN = 0.05
 P_NORTH = 0.3  # three-player north pulls: 4 norths in 108 tiles
 P_RIICHI = 0.05
 P_NINE_TERMINALS = 0.004
+P_TENPAI = 0.45
 P_YAKUMAN = 0.02
 P_LIMIT = 0.12
 #: Han/fu pairs a bot wins with (ron); tsumo adds the 20-fu (pinfu tsumo) ones.
@@ -82,6 +83,12 @@ class KeyedPlay:
             if seat in self.seats and self.rng.random() < P_CHANKAN:
                 return await self.bots._ron(hand, seat)
         return None
+
+    async def tenpai_at_draw(self, hand: Hand) -> bool:
+        """Riichi seats are tenpai, the others by chance."""
+        for seat in range(self.players):
+            hand.tenpai[seat] = seat in hand.riichi or self.rng.random() < P_TENPAI
+        return True
 
     async def called(self, hand: Hand, state: W.WallState, seat: int) -> bool:
         """``seat`` called: it discards."""

@@ -38,10 +38,10 @@ from firmware_bridge.messages import (
     Message,
     SeatDisplay,
 )
-from hw_sim.botmemory import Entry, Hand
+from hw_sim.botmemory import Entry, Hand, entry_for
 from hw_sim.firmware import Direction, SimFirmware
 from hw_sim.follower import WallFollower
-from hw_sim.keyedplay import KeyedPlay, choose_entry
+from hw_sim.keyedplay import P_TENPAI, KeyedPlay, choose_entry
 from hw_sim.tileplay import TilePlay
 from hw_sim.zones import TableZones
 from tablectl.rules import wall as W
@@ -87,7 +87,6 @@ _TOTAL = re.compile(r"=\s*(-?\d+)")
 
 # The keyed bots' answers at prompts (their play: hw_sim.keyedplay).
 P_JOIN_RON = 0.05  # another seat also rons in a claim window
-P_TENPAI = 0.45
 P_PAO = 0.1
 P_STOP = 0.5
 MAX_REFUSALS = 6
@@ -149,6 +148,10 @@ class Play(Protocol):
 
     async def chankan(self, hand: Hand, state: W.WallState) -> bool | None:
         """Another bot robs the added kan (the move's result); None when nobody does."""
+
+    async def tenpai_at_draw(self, hand: Hand) -> bool:
+        """The wall is exhausted: each seat's tenpai into ``hand.tenpai``; False when the
+        hand is over without the bots declaring the draw."""
 
 
 class BotTable:
@@ -314,7 +317,12 @@ class BotTable:
                 await self._answer(seat)
                 continue
             ok = await self.fw.wait_for(
-                lambda: cond() or bool(self._dirty) or self.done or self._hand_ended(),
+                lambda: (
+                    cond()
+                    or bool(self._dirty)
+                    or self.done
+                    or bool(self._playing and self._playing.over)
+                ),
                 self.stall_timeout if stall else None,
             )
             if not ok:
@@ -322,9 +330,6 @@ class BotTable:
                 _log.warning("bots: the daemon did not answer within %.1f s", self.stall_timeout)
                 return False
         return False
-
-    def _hand_ended(self) -> bool:
-        return self._playing is not None and self._playing.over
 
     async def _press_echo(self, seat: int, key: Key) -> None:
         """Press a key the display echoes (digits, MENU) and wait for the echo."""
@@ -348,6 +353,7 @@ class BotTable:
             try:
                 await self._play_hand(dealer)
             finally:
+                self._playing = None
                 if self._hand is not None:
                     self._hand.over = True
 
@@ -361,13 +367,6 @@ class BotTable:
         hand = Hand(dealer)
         self._hand = self._playing = hand
         self._entries.clear()
-        try:
-            await self._play(hand)
-        finally:
-            self._playing = None
-
-    async def _play(self, hand: Hand) -> None:
-        """Play ``hand`` move by move until it is over."""
         while not hand.over and not self.done:
             if not await self._wait_until(self._table_ok, stall=False):
                 return
@@ -414,18 +413,14 @@ class BotTable:
                     return robbed
             return await self._take(turn)
         if phase == W.DISCARD:
-            return await self._drawn(hand, state, turn)
+            return await self.play.drawn(hand, state, turn)
         if phase == W.CALLED:
             return await self.play.called(hand, state, turn)
         if phase == W.CLAIM:
             if self.rules.own_walls:
                 return await self._own_turn(hand, state)
-            return await self._after_discard(hand, state)
+            return await self.play.after_discard(hand, state)
         return False  # pragma: no cover - every phase is handled
-
-    async def _drawn(self, hand: Hand, state: W.WallState, seat: int) -> bool:
-        """``seat`` holds a drawn tile: win, kan, north, abort, riichi, or just discard."""
-        return await self.play.drawn(hand, state, seat)
 
     async def _discard(self, hand: Hand, state: W.WallState, seat: int) -> bool:
         """``seat`` discards (the table does not sense it): go on from the discard."""
@@ -434,11 +429,6 @@ class BotTable:
             return False
         if self.rules.own_walls:
             return await self._own_turn(hand, after)
-        return await self._after_discard(hand, after)
-
-    async def _after_discard(self, hand: Hand, after: W.WallState) -> bool:
-        """The last discard is out (not yet reported: the next take, call or ron tells the
-        daemon): ron, call, the draw, or the next seat takes."""
         return await self.play.after_discard(hand, after)
 
     async def _own_turn(self, hand: Hand, state: W.WallState) -> bool:
@@ -500,23 +490,15 @@ class BotTable:
 
     async def _tsumo(self, hand: Hand, seat: int, score: HandScore | None = None) -> bool:
         since = self.fw.display_seq
-        self._entries[seat] = self._entry(True, score)
+        self._entries[seat] = entry_for(self.house, True, score)
         self.fw.press(seat, Key.TSUMO)
         return await self._after_win_key(hand, seat, since)
 
     async def _ron(self, hand: Hand, seat: int, score: HandScore | None = None) -> bool:
         since = self.fw.display_seq
-        self._entries[seat] = self._entry(False, score)
+        self._entries[seat] = entry_for(self.house, False, score)
         self.fw.press(seat, Key.RON)
         return await self._after_win_key(hand, seat, since)
-
-    def _entry(self, tsumo: bool, score: HandScore | None) -> Entry:
-        """A win entry: the real value when the bot knows it (``chosen``), else one the
-        entry picks at ``HAN?``."""
-        if score is None:
-            return Entry(tsumo=tsumo)
-        fu = score.fu if self.house.scoring.table == "standard" and score.han < 5 else None
-        return Entry(tsumo=tsumo, han=score.han, fu=fu, yakuman=score.yakuman, chosen=True)
 
     async def _after_win_key(self, hand: Hand, seat: int, since: int) -> bool:
         """After TSUMO/RON: the hand is over once an entry or a claim window opened; a
@@ -552,15 +534,8 @@ class BotTable:
         """The wall is exhausted: decide every seat's tenpai, the first one declares. Where
         the daemon reads every tile it decides the draw once the last discard passed (or
         keys it in after all, when a hand reader disagrees then)."""
-        if self.scored and not hand.keyed:
-            await self._wait_until(lambda: hand.over or hand.keyed, stall=False)
-            if hand.over:
-                return False
-        for seat in range(self.players):
-            if self.tiles is not None:
-                hand.tenpai[seat] = self.tiles.tenpai(hand, seat)
-            else:
-                hand.tenpai[seat] = seat in hand.riichi or self.rng.random() < P_TENPAI
+        if not await self.play.tenpai_at_draw(hand):
+            return False
         if first not in self.seats:
             await self._wait_until(lambda: hand.over, stall=False)
             return False
@@ -614,7 +589,7 @@ class BotTable:
                 score = self.tiles.claim_value(seat)
                 join = score is not None
                 if score is not None:
-                    self._entries[seat] = self._entry(False, score)
+                    self._entries[seat] = entry_for(self.house, False, score)
             else:
                 join = self.rng.random() < P_JOIN_RON
                 if join:

@@ -61,6 +61,18 @@ class TilePlay:
         #: robs a kan (for the other bots' RON? prompts).
         self._claim: tuple[int, int, bool] | None = None
 
+    async def tenpai_at_draw(self, hand: Hand) -> bool:
+        """Each seat's tenpai from its tiles. Where the daemon reads every tile it
+        decides the draw once the last discard passed (False: the hand is over), unless
+        it keys the hand in after all (a hand reader disagrees then)."""
+        if self.scored and not hand.keyed:
+            await self.bots._wait_until(lambda: hand.over or hand.keyed, stall=False)
+            if hand.over:
+                return False
+        for seat in range(self.players):
+            hand.tenpai[seat] = self.tenpai(hand, seat)
+        return True
+
     async def called(self, hand: Hand, state: W.WallState, seat: int) -> bool:
         """``seat`` called: it discards."""
         return await self.discard(hand, state, seat)
