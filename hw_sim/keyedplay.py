@@ -9,16 +9,14 @@ wall tracker which moves are legal; the keys, waits and prompts are the bot tabl
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from firmware_bridge.messages import Key
+from hw_sim.botapi import Bots
 from hw_sim.botmemory import Entry, Hand
 from tablectl.rules import wall as W
 from tablectl.rules.events import Call, Kan, North
 from tablectl.rules.options import HouseRules
-
-if TYPE_CHECKING:
-    from hw_sim.players import BotTable
 
 __all__ = ["KeyedPlay", "choose_entry"]
 
@@ -68,7 +66,7 @@ class KeyedPlay:
     """The random decisions of ``bots`` on their own turn, after a discard and at an
     added kan (docs/simulator.md, "Bots")."""
 
-    def __init__(self, bots: BotTable) -> None:
+    def __init__(self, bots: Bots) -> None:
         self.bots = bots
         self.fw = bots.fw
         self.house = bots.house

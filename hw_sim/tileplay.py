@@ -11,10 +11,11 @@ firmware reports as ``SeatTiles``. The keys, waits and prompts are the bot table
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from firmware_bridge.messages import Capability, Key, Zone
 from hw_sim import tilebot as T
+from hw_sim.botapi import Bots
 from hw_sim.botmemory import Hand, TileSeat
 from hw_sim.zones import TableZones
 from tablectl.rules import wall as W
@@ -23,9 +24,6 @@ from tablectl.rules.tilechecks import terminal_kinds
 from tablectl.rules.tiletrack import NINE_TERMINALS
 from tablectl.tiles.hand import HandScore, Meld, WinContext
 from tablectl.tiles.ids import kind, tile_set
-
-if TYPE_CHECKING:
-    from hw_sim.players import BotTable
 
 __all__ = ["TilePlay"]
 
@@ -43,7 +41,7 @@ class TilePlay:
     its own turn, after a discard and at a robbed kan, what it wins at ``RON?`` and
     whether it is tenpai at the draw."""
 
-    def __init__(self, bots: BotTable, zones: TableZones) -> None:
+    def __init__(self, bots: Bots, zones: TableZones) -> None:
         self.bots = bots
         self.zones = zones
         self.fw = bots.fw
