@@ -32,6 +32,7 @@ class Bots(Protocol):
     seats: set[int]
     follower: WallFollower
     rng: random.Random
+    calling: set[int]
     _hand: Hand | None
     _intent: dict[int, list[Key]]
     _refused_at: list[int]

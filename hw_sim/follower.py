@@ -57,6 +57,8 @@ class WallFollower:
         self._kan_pending: set[int] = set()
         #: Kantan: a seat's call key waiting for FROM? (the call kind, the seats typed).
         self._from_pending: dict[int, tuple[Literal["chi", "pon"], str]] = {}
+        #: A call key's seat and the state before its call (see :meth:`withdraw_call`).
+        self._called_from: tuple[int, W.WallState] | None = None
         #: (seat, state) of the last discard a person announced (see announce_discard).
         self.announced_discard: tuple[int, W.WallState] | None = None
         firmware.add_listener(self._on_message)
@@ -65,6 +67,17 @@ class WallFollower:
         """Follow the hands under ``house`` from the next dice on (staff changed the
         daemon's rules: its new game starts with a shuffle and dice)."""
         self.next_house = house
+
+    def withdraw_call(self, seat: int) -> None:
+        """``seat`` withdrew the call its key made (CANCEL at ``PLACE MELD``: no meld was
+        laid): the hand is as it was before that key, if nothing happened since."""
+        called, self._called_from = self._called_from, None
+        state = self.state
+        if called is None or called[0] != seat or state is None:
+            return
+        if state.phase == W.CALLED and state.turn == seat:
+            self.state = called[1]
+            self.firmware._wake()
 
     # ---- what a seat takes next
 
@@ -190,13 +203,15 @@ class WallFollower:
             if key == Key.KAN and state.phase == W.DISCARD and state.turn == seat:
                 self._kan_pending.add(seat)
                 return
+            before = state  # the discard the key implies is withdrawn with it
             self._infer_discard(seat)
             discarder = self.state.last_discard if self.state is not None else None
             if discarder is not None:
                 kind: Literal["chi", "pon", "kan"] = (
                     "pon" if key == Key.PON else "chi" if key == Key.CHI else "kan"
                 )
-                self._apply(Call(seat, kind, discarder))
+                if self._apply(Call(seat, kind, discarder)):
+                    self._called_from = (seat, before)
         elif key == Key.RON:
             self._infer_discard(seat)
         elif key in (Key.TENPAI, Key.NOTEN) and state.live_left == 0:

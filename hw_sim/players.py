@@ -62,6 +62,7 @@ _log = logging.getLogger(__name__)
 
 #: Display line-1 prompts of docs/console.md, longest first so prefixes do not shadow.
 PROMPTS = (
+    "PLACE MELD",
     "GAME OVER",
     "TENPAI?",
     "CONFIRM",
@@ -206,6 +207,8 @@ class BotTable:
         self._hand_start: int | None = None
         self._entries: dict[int, Entry] = {}
         self._intent: dict[int, list[Key]] = {}
+        #: Seats whose call key the bots pressed (their meld is on its way).
+        self.calling: set[int] = set()
         self._gameover_ok: set[int] = set()
         self._dirty: dict[int, int] = {}
         self._order = 0
@@ -415,6 +418,9 @@ class BotTable:
         if phase == W.DISCARD:
             return await self.play.drawn(hand, state, turn)
         if phase == W.CALLED:
+            if self.tiles is not None and turn not in self.calling:
+                # Not our call: its meld never comes; withdrawn at PLACE MELD.
+                return await self._wait_until(lambda: self.follower.state is not state)
             return await self.play.called(hand, state, turn)
         if phase == W.CLAIM:
             if self.rules.own_walls:
@@ -424,6 +430,7 @@ class BotTable:
 
     async def _discard(self, hand: Hand, state: W.WallState, seat: int) -> bool:
         """``seat`` discards (the table does not sense it): go on from the discard."""
+        self.calling.discard(seat)
         after = W.wall_step(self.rules, state, Discard(seat))
         if isinstance(after, Refusal):  # pragma: no cover - a drawn or called seat discards
             return False
@@ -567,7 +574,7 @@ class BotTable:
         elif prompt == "HAN?":
             # "! hand: ..." says why this win is keyed, not that our entry was refused.
             refused = line2.startswith("! ") and not line2.startswith("! hand:")
-            await self._enter_han(seat, refused=refused)
+            await _enter_han(self, seat, refused=refused)
         elif prompt == "OK?":
             # The daemon scored the win from the tiles: agree (a refused one shows why).
             self.fw.press(seat, Key.OK if not line2.startswith("! ") else Key.CANCEL)
@@ -618,6 +625,10 @@ class BotTable:
                         self.fw.move_tray(s, start - self.fw.trays[s])
                 if self.on_game_over is not None:
                     self.on_game_over(self.games_finished)
+        elif prompt == "PLACE MELD" and seat not in self.calling:
+            # Someone pressed a call key on this seat: withdraw it, as a person would.
+            self.follower.withdraw_call(seat)
+            self.fw.press(seat, Key.CANCEL)
         elif prompt == "STOP?":
             self.fw.press(seat, Key.OK if self.rng.random() < P_STOP else Key.CANCEL)
         elif prompt == "FAULT":
@@ -635,21 +646,24 @@ class BotTable:
                 await self._press_echo(seat, key)
             self.fw.press(seat, keys[-1])
 
-    async def _enter_han(self, seat: int, *, refused: bool) -> None:
-        entry = self._entries.setdefault(seat, Entry(tsumo=False))
-        if refused and entry.chosen:
-            entry.refusals += 1
-        if entry.refusals >= MAX_REFUSALS:
-            _log.error("bots: seat %d gives up its win entry after %d refusals",
-                       seat, entry.refusals)  # fmt: skip
-            self.fw.press(seat, Key.CANCEL)
-            return
-        if refused or not entry.chosen:
-            choose_entry(entry, self.rng, self.house)
-        if entry.yakuman:
-            for _ in range(entry.yakuman):
-                await self._press_echo(seat, Key.MENU)
-        else:
-            for digit in str(entry.han):
-                await self._press_echo(seat, Key(int(digit)))
-        self.fw.press(seat, Key.OK)
+
+async def _enter_han(bots: BotTable, seat: int, *, refused: bool) -> None:
+    """Enter ``seat``'s han at ``HAN?``: the value it knows, else a chosen one (another
+    after a refusal); CANCEL after too many refusals."""
+    entry = bots._entries.setdefault(seat, Entry(tsumo=False))
+    if refused and entry.chosen:
+        entry.refusals += 1
+    if entry.refusals >= MAX_REFUSALS:
+        _log.error("bots: seat %d gives up its win entry after %d refusals",
+                   seat, entry.refusals)  # fmt: skip
+        bots.fw.press(seat, Key.CANCEL)
+        return
+    if refused or not entry.chosen:
+        choose_entry(entry, bots.rng, bots.house)
+    if entry.yakuman:
+        for _ in range(entry.yakuman):
+            await bots._press_echo(seat, Key.MENU)
+    else:
+        for digit in str(entry.han):
+            await bots._press_echo(seat, Key(int(digit)))
+    bots.fw.press(seat, Key.OK)

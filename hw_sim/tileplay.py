@@ -133,6 +133,7 @@ class TilePlay:
         assert tile is not None
         since, before = self.fw.display_seq, self.follower.state
         self.bots._intent[seat] = [Key(discarder), Key.OK]
+        self.bots.calling.add(seat)
         self.fw.press(seat, Key.PON if call == "pon" else Key.CHI)
         await self.bots._wait_until(
             lambda: self.follower.state is not before or self.bots._refused_at[seat] > since
@@ -420,6 +421,7 @@ class TilePlay:
             if choice is not None:
                 call, own = choice
                 hand.called.add(seat)
+                self.bots.calling.add(seat)
                 self.fw.press(seat, {"kan": Key.KAN, "pon": Key.PON, "chi": Key.CHI}[call])
                 called = self.fw.call(seat, discarder, own)
                 self._remember_call(hand, seat, call, called, own, discarder)

@@ -125,3 +125,18 @@ async def test_a_take_made_as_a_reader_fault_came_is_kept_for_the_hand(tmp_path:
         await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
         assert bots.stalls == 0 and bots.hands_left == 0
         assert not any("no hand in play" in why for _, why in bots.refusals)
+
+
+async def test_a_call_key_pressed_on_a_bots_seat_is_withdrawn(tmp_path: Path) -> None:
+    """Someone presses PON on a bot's seat while the seat before it still holds its drawn
+    tile: the daemon waits at ``PLACE MELD`` for a meld that never comes; the bots
+    withdraw the call (CANCEL), as a person would, the wall follower forgets it and the
+    discard it implied, and the hand goes on to the next ones."""
+    async with tile_table(tmp_path, "tenhou", 3) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.takes() > 70, "the first hand's play")
+        run.table.press(2, "PON")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
