@@ -28,6 +28,15 @@ For every seed:
 With ``--workers W`` the seeds are split into W consecutive blocks, each run by a child
 ``soak.py`` (hands counted per block). Prints one JSON object: games, mismatches (each with
 seed, preset and what differed), faults fired, link repairs and timing.
+
+``--tiles`` runs the tile soak instead (``bench/_tilesoak.py``): games at a table that
+reads every tile, with reader faults and misreads besides kill -9, unplugs and reboots
+(the ``--*-every`` periods then count games of a block), checked for stalls and for
+mismatches between the live table, the journal, its replay and the exports::
+
+    .venv/bin/python bench/soak.py --tiles [--games 300] [--workers 2]
+        [--kill-every 3] [--unplug-every 4] [--reboot-every 5] [--reader-every 2]
+        [--misread-every 3]
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import _common as common
+import _tilesoak as tilesoak
 
 from firmware_bridge.messages import DiceResult, Message
 from hw_sim import SimTable
@@ -284,6 +294,10 @@ def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
                 continue  # the block's settings, not figures to add up
             if isinstance(value, list):
                 merged.setdefault(key, []).extend(value)
+            elif isinstance(value, dict):
+                into = merged.setdefault(key, {})
+                for name, count in value.items():
+                    into[name] = into.get(name, 0) + count
             elif isinstance(value, int | float):
                 merged[key] = merged.get(key, 0) + value
     return merged
@@ -334,15 +348,70 @@ async def run(
     }
 
 
+async def run_tiles(
+    games: int,
+    first_seed: int,
+    periods: tilesoak.Periods,
+    workers: int = 1,
+    keep: Path | None = None,
+    game_s: float = tilesoak.GAME_TIMEOUT_S,
+) -> dict[str, Any]:
+    """The tile soak, in one block or in ``workers`` child processes; merged figures."""
+    start = time.perf_counter()
+    if workers <= 1:
+        result = await tilesoak.run_tile_block(first_seed, games, periods, keep, game_s)
+    else:
+        sizes = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
+        procs = []
+        seed = first_seed
+        for size in sizes:
+            args = [
+                sys.executable, __file__, "--tiles", "--games", str(size), "--first-seed",
+                str(seed), "--workers", "1", "--timeout", str(game_s),
+                *(f"--{kind}-every={n}" for kind, n in periods.as_dict().items()),
+            ]  # fmt: skip
+            if keep is not None:
+                args += ["--keep-logs", str(keep)]
+            procs.append(
+                await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE)
+            )
+            seed += size
+        outputs = [await p.communicate() for p in procs]
+        parts = [json.loads(out.decode().strip().splitlines()[-1]) for out, _ in outputs]
+        result = _merge(parts)
+    return {
+        "tile_games": result["tile_games"],
+        "tile_stalls": result["tile_stalls"],
+        "tile_mismatches": result["tile_mismatches"],
+        "first_seed": first_seed,
+        "workers": workers,
+        "faults": {
+            "line": tilesoak.LINE_FAULTS,
+            **{f"{k}_every_games": v for k, v in periods.as_dict().items()},
+        },
+        "wall_s": round(time.perf_counter() - start, 1),
+        **{k: v for k, v in result.items() if not k.startswith("tile_")},
+    }
+
+
 def main() -> None:
     """Parse the sizes, run, print JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--tiles", action="store_true", help="the tile soak (see above)")
+    parser.add_argument("--games", type=int, default=None, help="default 1000 (tiles: 300)")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--unplug-every", type=int, default=50, help="hands (0: never)")
-    parser.add_argument("--kill-every", type=int, default=100, help="hands (0: never)")
-    parser.add_argument("--reboot-every", type=int, default=200, help="hands (0: never)")
+    tiles = tilesoak.Periods()
+    unit = "hands; --tiles: games (0: never)"
+    parser.add_argument(
+        "--unplug-every", type=int, help=f"{unit}; default 50, tiles {tiles.unplug}"
+    )
+    parser.add_argument("--kill-every", type=int, help=f"{unit}; default 100, tiles {tiles.kill}")
+    parser.add_argument(
+        "--reboot-every", type=int, help=f"{unit}; default 200, tiles {tiles.reboot}"
+    )
+    parser.add_argument("--reader-every", type=int, default=tiles.reader, help="--tiles: games")
+    parser.add_argument("--misread-every", type=int, default=tiles.misread, help="--tiles: games")
     parser.add_argument("--keep-logs", type=Path, help="copy daemon logs of mismatches here")
     parser.add_argument(
         "--timeout", type=float, default=GAME_TIMEOUT_S, help="s for one faulty game"
@@ -351,7 +420,35 @@ def main() -> None:
         "--only", type=int, help="reproduce one seed: run only its faulty game (one worker)"
     )
     args = parser.parse_args()
-    periods = {"unplug": args.unplug_every, "kill": args.kill_every, "reboot": args.reboot_every}
+    for name in ("games", "unplug_every", "kill_every", "reboot_every", "reader_every",
+                 "misread_every"):  # fmt: skip
+        value = getattr(args, name)
+        if value is not None and value < 0:
+            parser.error(f"--{name.replace('_', '-')} is {value}; 0 or more")
+    if args.tiles:
+
+        def given(value: int | None, default: int) -> int:
+            return default if value is None else value
+
+        periods_t = tilesoak.Periods(
+            kill=given(args.kill_every, tiles.kill),
+            unplug=given(args.unplug_every, tiles.unplug),
+            reboot=given(args.reboot_every, tiles.reboot),
+            reader=args.reader_every,
+            misread=args.misread_every,
+        )
+        games = 300 if args.games is None else args.games
+        result_t = asyncio.run(
+            run_tiles(games, args.first_seed, periods_t, args.workers, args.keep_logs, args.timeout)
+        )
+        print(json.dumps(common.rounded({"machine": common.machine(), **result_t}, 2), default=str))
+        return
+    periods = {
+        "unplug": 50 if args.unplug_every is None else args.unplug_every,
+        "kill": 100 if args.kill_every is None else args.kill_every,
+        "reboot": 200 if args.reboot_every is None else args.reboot_every,
+    }
+    args.games = 1000 if args.games is None else args.games
     result = asyncio.run(
         run(
             args.games,

@@ -20,6 +20,8 @@ request                                                     does
                                                             the melds (``from``: calling
                                                             that seat's last discard)
 ``{"cmd": "roll"}``                                         the dice button (``DiceResult``)
+``{"cmd": "rules", "rules": "tenhou"}``                     the daemon plays these rules from
+                                                            its next hand (staff changed them)
 ``{"cmd": "tray", "seat": 2, "delta": -1000}``              move sticks in a tray
 ``{"cmd": "next_dice", "dice": [3, 4]}``                    the next roll throws these (one
                                                             pair per hand; repeat to queue)
@@ -56,8 +58,8 @@ _log = logging.getLogger(__name__)
 
 #: Commands :func:`execute` understands.
 COMMANDS = (
-    "press", "take", "discard", "meld", "roll", "tray", "state", "displays", "lamps", "view",
-    "fault", "wait", "next_dice", "next_layout",
+    "press", "take", "discard", "meld", "roll", "rules", "tray", "state", "displays", "lamps",
+    "view", "fault", "wait", "next_dice", "next_layout",
 )  # fmt: skip
 #: Longest line a client may send (bytes): requests are small.
 MAX_LINE = 64 * 1024
@@ -162,6 +164,11 @@ async def execute(table: SimTable, cmd: str, args: dict[str, Any]) -> dict[str, 
         return {"called": table.meld(seat, tiles, source)}
     if cmd == "roll":
         return {"dice": list(table.roll())}
+    if cmd == "rules":
+        name = args.get("rules")
+        if not isinstance(name, str) or not name:
+            raise ValueError("rules needs 'rules': a preset name or a rules file")
+        return {"rules": table.use_rules(name).name}
     if cmd == "tray":
         seat = _seat(table, args)
         delta = _int(args, "delta", -MAX_TRAY, MAX_TRAY)

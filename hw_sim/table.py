@@ -427,6 +427,22 @@ class SimTable:
         except ValueError as exc:
             raise ValueError(f"{self.house.name}: {exc}") from None
 
+    def use_rules(self, rules: str | HouseRules) -> HouseRules:
+        """The daemon plays ``rules`` (a preset name or loaded rules) from its next hand on:
+        staff started a new game with them (``tablectl ctl new-game --rules``, the
+        dashboard). The bots and the wall follower take them up at the next dice. Raises
+        ValueError for unknown rules or another number of players."""
+        house = load_rules(rules) if isinstance(rules, str) else rules
+        if house.players != self.house.players:
+            raise ValueError(
+                f"{house.name} is for {house.players} players; this table has {self.house.players}"
+            )
+        self.house = house
+        self.follower.use_rules(house)
+        if self.bots is not None:
+            self.bots.use_rules(house)
+        return house
+
     def roll(self) -> tuple[int, int]:
         """The dice button: roll and report ``DiceResult`` (as if the host asked)."""
         return self.firmware.roll_dice()

@@ -1,4 +1,4 @@
-"""No class in tablectl/ is over 500 lines (issue 27: one room per flow).
+"""No class in tablectl/ or hw_sim/ is over 500 lines (issue 27: one room per flow).
 
 A class that big does several jobs; split it by job into composed objects instead.
 """
@@ -11,6 +11,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: Longest class allowed, counted from its ``class`` line to its last line.
 LIMIT = 500
+#: Classes over the limit not split yet: the simulated firmware (the device end of the
+#: whole protocol) is the one left in hw_sim/ since the bots were split (issue 29).
+WAIVED = frozenset({"hw_sim/firmware.py:SimFirmware"})
 
 
 def classes_over(limit: int, package: Path) -> dict[str, int]:
@@ -29,7 +32,8 @@ def classes_over(limit: int, package: Path) -> dict[str, int]:
 
 
 def test_no_class_is_over_500_lines() -> None:
-    over = classes_over(LIMIT, ROOT / "tablectl")
+    found = classes_over(LIMIT, ROOT / "tablectl") | classes_over(LIMIT, ROOT / "hw_sim")
+    over = {name: lines for name, lines in found.items() if name not in WAIVED}
     sizes = ", ".join(f"{name} ({lines} lines)" for name, lines in sorted(over.items()))
     assert not over, f"classes over {LIMIT} lines: {sizes}"
 

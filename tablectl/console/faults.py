@@ -157,6 +157,7 @@ class FaultFlow:
             core.open(core.state.dealer, Prompt.ROLL, typed=None, message=None)
             return
         await core.to(target)
+        await self.hand.takes_after_fault()
         if target in ("table_shuffling", "table_walls_up", "table_idle"):
             await core.to("table_idle")
             await self.hand.start_hand()

@@ -25,6 +25,9 @@ from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import initial_state
 
+#: The phases of a hand in play: a take is for the hand.
+HAND_PHASES = ("table_dealing", "table_playing_turn", "table_playing_claim")
+
 
 class HandFlow:
     """A game's start and each hand's set-up: the shuffle, the walls, the dice (the
@@ -49,13 +52,22 @@ class HandFlow:
         self.claim = claim
         self.trays = trays
         self.walls_done: set[int] = set()
+        #: Takes the table reported while FAULT stood over a hand (seat, position).
+        self.takes_in_fault: list[tuple[int, int]] = []
         #: The recorder was told of the game in progress (its first shuffle came).
         self.game_started = game_started
         self._ratelog = RateLimitedLog(log, clock=core.now, prefix=f"[{core.table_id}] ")
 
+    async def takes_after_fault(self) -> None:
+        """The fault is cleared and the hand resumed: the takes it held, in order."""
+        held, self.takes_in_fault = self.takes_in_fault, []
+        for seat, pos in held:
+            await self.take(seat, pos)
+
     async def start_hand(self) -> None:
         """Shuffle for the next hand (the game's first: the recorder is told first)."""
         core = self.core
+        self.takes_in_fault.clear()  # lifted in a hand that is over
         if core.state.finished:
             return
         if not self.game_started:
@@ -123,7 +135,13 @@ class HandFlow:
     async def take(self, seat: int, pos: int) -> None:
         """A tile taken from the wall (the deal, a draw, a replacement)."""
         core = self.core
-        if core.phase not in ("table_dealing", "table_playing_turn", "table_playing_claim"):
+        if core.phase == "fault" and core.resume_phase in HAND_PHASES:
+            # Lifted as the fault came (a reader's fault is not the wall's): the tiles are
+            # gone from the wall, so the take is kept for when staff clear the fault. A
+            # refusal would leave the hand waiting for a take nobody can make again.
+            self.takes_in_fault.append((seat, pos))
+            return
+        if core.phase not in HAND_PHASES:
             core.refuse(seat, "not now: no hand in play")
             return
         if core.phase == "table_playing_claim":

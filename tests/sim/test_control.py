@@ -97,9 +97,18 @@ async def test_control_interface() -> None:
                     ({"cmd": "take", "seat": 0, "pos": 40}, "empty"),
                     ({"cmd": "wait", "seat": 0, "startswith": "NO", "timeout": 0.01}, "did not"),
                     ({"cmd": "fault", "kind": "meteor"}, "unknown fault"),
+                    ({"cmd": "rules"}, "rules needs 'rules'"),
+                    ({"cmd": "rules", "rules": "nosuch"}, "nosuch"),
+                    ({"cmd": "rules", "rules": "sanma-free"}, "for 3 players"),
                 ]:
                     reply = await ask(bad)
                     assert reply["ok"] is False and error in str(reply["error"]), bad
+                assert table.house.name == "ariari"  # refused: nothing changed
+                assert await ask({"cmd": "rules", "rules": "tenhou"}) == {
+                    "ok": True,
+                    "rules": "tenhou",
+                }
+                assert table.house.name == "tenhou" and table.follower.next_house is not None
         finally:
             await server.close()
 

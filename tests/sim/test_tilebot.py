@@ -10,7 +10,8 @@ import pytest
 
 from hw_sim import SimTable
 from hw_sim import tilebot as T
-from hw_sim.players import _Hand, _TileSeat
+from hw_sim.botmemory import Hand as _Hand
+from hw_sim.botmemory import TileSeat as _TileSeat
 from tablectl.rules import wall as W
 from tablectl.rules.loader import load_rules
 from tablectl.tiles.hand import HandScore, Meld, WinContext
@@ -218,24 +219,24 @@ def bot_table() -> SimTable:
 
 def _tenpai_seat(table: SimTable, spec: str) -> tuple[_Hand, W.WallState, _TileSeat]:
     bots = table.bots
-    assert bots is not None and table.firmware.zones is not None
+    assert bots is not None and bots.tiles is not None and table.firmware.zones is not None
     table.firmware.wall.shuffle()
     state = W.start_wall(bots.rules, 0, (3, 4))
     assert isinstance(state, W.WallState)
     hand = _Hand(dealer=0)
     concealed = tiles(spec)
     table.firmware.zones.take(1, concealed)
-    mem = bots._mem(hand, 1)
+    mem = bots.tiles.mem(hand, 1)
     mem.waits = T.waits(bots.house, concealed)
     return hand, state, mem
 
 
 def test_a_bot_rons_a_tile_that_completes_a_hand_with_a_yaku(bot_table: SimTable) -> None:
     hand, state, _ = _tenpai_seat(bot_table, "234m567p678s5m6m22s")  # tanyao, 4-7m
-    assert bot_table.bots is not None
-    score = bot_table.bots._ron_value(hand, state, 1, one("4m"))
+    assert bot_table.bots is not None and bot_table.bots.tiles is not None
+    score = bot_table.bots.tiles.ron_value(hand, state, 1, one("4m"))
     assert score is not None and "Tanyao" in score.yaku
-    assert bot_table.bots._ron_value(hand, state, 1, one("9m")) is None  # no win
+    assert bot_table.bots.tiles.ron_value(hand, state, 1, one("9m")) is None  # no win
 
 
 @pytest.mark.parametrize("preset", ["tenhou", "kantan"])
@@ -244,22 +245,22 @@ def test_a_bot_never_rons_in_furiten(preset: str, why: str) -> None:
     table = SimTable(preset, 1, seat_reader=True)
     hand, state, mem = _tenpai_seat(table, "234m567p678s5m6m22s")
     bots = table.bots
-    assert bots is not None
+    assert bots is not None and bots.tiles is not None
     if why == "own_discard":
         mem.discarded.add(kind(one("7m")))  # it threw one of its own waits
     elif why == "passed":
-        bots._passed(hand, 1, one("7m"))  # let a winning tile go since its last draw
+        bots.tiles.passed(hand, 1, one("7m"))  # let a winning tile go since its last draw
     else:
         hand.riichi.add(1)
-        bots._passed(hand, 1, one("7m"))
+        bots.tiles.passed(hand, 1, one("7m"))
         mem.temp_furiten = False  # a new draw clears only the temporary furiten
     assert mem.furiten
-    score = bots._ron_value(hand, state, 1, one("4m"))
+    score = bots.tiles.ron_value(hand, state, 1, one("4m"))
     assert (score is None) is (preset != "kantan")  # kantan: フリテン無し
 
 
 def test_an_open_hand_without_a_yaku_does_not_ron(bot_table: SimTable) -> None:
     hand, state, mem = _tenpai_seat(bot_table, "456p789s99p2m3m")
     mem.melds.append(Meld("chi", tiles("123s"), called=one("1s"), source=0))
-    assert bot_table.bots is not None
-    assert bot_table.bots._ron_value(hand, state, 1, one("4m")) is None
+    assert bot_table.bots is not None and bot_table.bots.tiles is not None
+    assert bot_table.bots.tiles.ron_value(hand, state, 1, one("4m")) is None

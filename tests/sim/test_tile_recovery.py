@@ -1,0 +1,142 @@
+"""Tile bots that never wedge (issue 29 item 3): at a table that reads every tile the bots
+follow the daemon's displays and the readers' zones through whatever happens at the table,
+each case a short in-process game (simulator and daemon in this process over ``sim://``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from firmware_bridge.messages import WallTake
+from hw_sim import SimTable
+from tablectl.config import config_for
+from tablectl.daemon import Daemon
+from tablectl.rules.loader import load_rules
+from tests.sim.test_autoplay import CLAIM_WINDOW_S, patient_link, still_clock  # noqa: F401
+from tests.sim.test_tiles import READERS
+
+_ids = itertools.count()
+#: Loop seconds one case may take (a few seconds of play at most).
+TIMEOUT = 60.0
+
+
+@dataclass
+class Run:
+    """A tile-reading table and the daemon playing it."""
+
+    table: SimTable
+    daemon: Daemon
+
+    async def until(self, cond: Callable[[], bool], what: str) -> None:
+        """Wait for ``cond`` (the table's state), failing with ``what`` and the view."""
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                await self.table.firmware.wait_for(cond)
+        except TimeoutError:
+            raise AssertionError(f"stalled before {what}:\n{self.table.render()}") from None
+
+    def takes(self) -> int:
+        """Takes the table reported so far."""
+        return sum(
+            1 for d, m in self.table.firmware.transcript if d == "tx" and isinstance(m, WallTake)
+        )
+
+
+@asynccontextmanager
+async def tile_table(tmp: Path, rules: str, seed: int, **kw: object) -> AsyncIterator[Run]:
+    """A table with every reader and bots on all seats, the daemon on it (journal in
+    ``tmp``), both in this process."""
+    table = SimTable(load_rules(rules), seed, stall_timeout=5.0, **READERS, **kw)  # type: ignore[arg-type]
+    try:
+        url = await table.start_sim(f"tile-recovery-{next(_ids)}")
+        config = config_for(url, rules, tmp / f"journal-{next(_ids)}.sqlite3")
+        daemon = Daemon(config, claim_window_s=CLAIM_WINDOW_S, monotonic=still_clock)
+        task = asyncio.create_task(daemon.run())
+        try:
+            yield Run(table, daemon)
+        finally:
+            daemon.stop.set()
+            await task
+    finally:
+        await table.close()
+
+
+async def test_a_draw_that_ends_the_game_goes_on_to_the_next_game(tmp_path: Path) -> None:
+    """tenhou seed 5: the first game ends with an exhaustive draw that busts a seat, so the
+    daemon shows GAME OVER without a CONFIRM; the bots, waiting for the draw's settlement,
+    used to stay in that hand and never dealt the next game (issue 29)."""
+    async with tile_table(tmp_path, "tenhou", 5) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: bots.games_finished == 1, "the first game's end")
+        dealt = run.takes()
+        await run.until(lambda: run.takes() > dealt + 16, "the second game's deal")
+        assert bots.stalls == 0 and bots.hands_left == 0
+
+
+async def test_the_bots_play_the_rules_staff_changed_to(tmp_path: Path) -> None:
+    """Staff start a kantan game on a table started under tenhou (``tablectl ctl new-game
+    --rules kantan``) and tell the table (``{"cmd": "rules"}``): from the new game's dice
+    the bots take from their own walls and play kantan's hands through."""
+    async with tile_table(tmp_path, "tenhou", 2) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.takes() > 60, "the first hand's play")
+        table = run.daemon.table
+        assert table is not None
+        assert await table.new_game("kantan", by="test") is None
+        run.table.use_rules("kantan")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 2, "kantan's second hand")
+        assert bots.house.name == "kantan" and run.table.follower.rules.own_walls
+        assert bots.stalls == 0 and bots.hands_left == 0
+
+
+async def test_a_hand_reader_fault_does_not_wedge_the_bots(tmp_path: Path) -> None:
+    """A seat's hand reader fails in the middle of a hand (``{"cmd": "fault", "kind":
+    "reader", "args": ["2", "hand"]}``): the hand goes on keyed, the bots declare its draw
+    themselves, and the next hands are played."""
+    async with tile_table(tmp_path, "tenhou", 3) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.takes() > 60, "the first hand's play")
+        await run.table.inject("reader", "2", "hand")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 2, "two more hands")
+        assert bots.stalls == 0 and bots.hands_left == 0
+
+
+async def test_a_take_made_as_a_reader_fault_came_is_kept_for_the_hand(tmp_path: Path) -> None:
+    """ema seed 151 (the tile soak): a seat's pond reader fails right after the dealer's
+    first deal block; the next seat's block, lifted before FAULT showed, reaches the daemon
+    during the fault. It used to be refused ("not now: no hand in play") with its tiles
+    gone from the wall, and the hand waited for it for ever; the daemon now keeps it and
+    applies it once the fault is cleared."""
+    async with tile_table(tmp_path, "ema", 151, faults="reader@965:3:discards") as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: not run.table.firmware.faults.one_shots, "the reader fault")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
+        assert not any("no hand in play" in why for _, why in bots.refusals)
+
+
+async def test_a_call_key_pressed_on_a_bots_seat_is_withdrawn(tmp_path: Path) -> None:
+    """Someone presses PON on a bot's seat while the seat before it still holds its drawn
+    tile: the daemon waits at ``PLACE MELD`` for a meld that never comes; the bots
+    withdraw the call (CANCEL), as a person would, the wall follower forgets it and the
+    discard it implied, and the hand goes on to the next ones."""
+    async with tile_table(tmp_path, "tenhou", 3) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.takes() > 70, "the first hand's play")
+        run.table.press(2, "PON")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
