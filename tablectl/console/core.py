@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol
 
 from firmware_bridge import messages as m
 from tablectl.alerts import AlertBoard
+from tablectl.console import clock
 from tablectl.console.model import Pending, PendingKind, SeatConsole, WinEntry, fit
 from tablectl.console.parlor_words import call_words, seat_words, tray_alert_words, win_values
 from tablectl.console.prompts import PROMPTS, STAFF_PROMPTS, Prompt
@@ -422,29 +423,16 @@ class TableCore:
         self.claim_deadline = None if window is None else self.now() + window
 
     def clock_seconds(self) -> int | None:
-        """Seconds left on the game clock (None: the preset has none, or it has not
-        started)."""
-        limit = self.rules.game.time_limit_minutes
-        if limit is None or self.clock_started is None:
-            return None
-        return max(0, int(limit * 60 - (self.now() - self.clock_started)))
+        """Seconds left on the game clock (see :func:`clock.seconds_left`)."""
+        return clock.seconds_left(self.rules, self.clock_started, self.now())
 
     def clock_text(self) -> str | None:
         """The game clock as ``MM:SS`` (None without one)."""
-        left = self.clock_seconds()
-        return None if left is None else f"{left // 60:02d}:{left % 60:02d}"
+        return clock.as_text(self.clock_seconds())
 
     def clock_ran_out(self) -> bool:
         """The game's time is up and the hand in progress is not yet its last."""
-        limit = self.rules.game.time_limit_minutes
-        if limit is None or self.clock_started is None:
-            return False
-        state = self.state
-        return (
-            not state.last_hand
-            and not state.finished
-            and (self.now() - self.clock_started >= limit * 60)
-        )
+        return clock.ran_out(self.rules, self.clock_started, self.now(), self.state)
 
     # ------------------------------------------------------------------ the parlor
 
