@@ -48,6 +48,10 @@ SAMPLES: dict[tuple[str, ...], list[list[str]]] = {
     ("journal", "export"): [["journal", "export", "--journal", "{j}"]],
     ("journal", "list"): [["journal", "list", "--journal", "{j}"]],
     ("journal", "notes"): [["journal", "notes", "--journal", "{j}"]],
+    ("ledger", "close"): [
+        ["ledger", "close", "--day", "2026-11-26", "--db", "{dir}/ledger.sqlite3"]
+    ],
+    ("ledger", "run"): [["ledger", "run", "--db", "{dir}/missing/l.sqlite3"]],
     ("records",): [["records", "--journal", "{j}"], ["records", "--journal", "{j}", "--csv"]],
     ("run",): [
         ["run", "--config", "{dir}/missing.toml"],
@@ -120,6 +124,12 @@ def values(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     )
     replay = folder / "game.jsonl"
     replay.write_text('{"type":"start","rules":"kenko"}\n{"type":"draw","tenpai":[1]}\n')
+    from tablectl.ledger.db import open_database
+    from tablectl.ledger.store import LedgerStore
+
+    store = LedgerStore(open_database(str(folder / "ledger.sqlite3")))
+    store.setup()  # an empty ledger: its close is a header and no rows
+    store.db.close()
     import socket
 
     with socket.socket() as sock:
