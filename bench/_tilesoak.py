@@ -135,6 +135,13 @@ def journal_results(journal: Path, preset: str) -> dict[str, Any]:
         out["problems"].append(f"replay refused {result.rejected[:2]}")
     final = result.as_dict()["final"]
     out["replay"] = None if final is None else list(final["scores"])
+    money = None if final is None else final.get("money")
+    if money is not None and [list(money["total"]), list(money["chips"])] != [
+        list(records[0].p),
+        list(records[0].chips),
+    ]:
+        # Issue #28: the P and chips the record keeps are the replay's.
+        out["problems"].append(f"record P/chips {records[0].p}/{records[0].chips}, replay {money}")
     rules = load_rules(preset)
     try:
         mjai = [json.loads(line) for line in export_text("mjai", rules, events).splitlines()]

@@ -78,6 +78,10 @@ class Reference:
     ranking: list[int]
     hand_starts: list[int]
     events: int
+    #: Each seat's P and net chips (issue #28; empty at a preset without money, as a
+    #: record has them).
+    p: list[int]
+    chips: list[int]
 
 
 @dataclass
@@ -137,7 +141,10 @@ async def reference(preset: str, seed: int, tmp: Path) -> Reference:
         await task
         await sim.close()
     final = results[0]["final"]
-    return Reference(final["scores"], final["ranking"], starts, events)
+    money = final.get("money") or {"total": [], "chips": []}
+    return Reference(
+        final["scores"], final["ranking"], starts, events, money["total"], money["chips"]
+    )
 
 
 async def faulty(
@@ -204,7 +211,7 @@ async def faulty(
     lines = fw.lines
     return {
         "error": error,
-        "records": [(list(r.scores), list(r.ranking)) for r in records],
+        "records": [(list(r.scores), list(r.ranking), list(r.p), list(r.chips)) for r in records],
         "elapsed_s": elapsed,
         "kills": kills,
         "one_shots_fired": planned - len(fw.faults.one_shots),
@@ -260,13 +267,18 @@ async def run_block(
             for key in ("connections", "frames_dropped", "frames_flipped", "rx_spoiled"):
                 totals[key] += got[key]
             totals["bot_stalls"] += got["bot_stalls"]
-            expected = (ref.scores, ref.ranking)
+            expected = (ref.scores, ref.ranking, ref.p, ref.chips)
             if got["error"] is not None or got["records"] != [expected]:
                 entry = {
                     "seed": seed,
                     "preset": preset,
                     "error": got["error"],
-                    "expected": {"scores": ref.scores, "ranking": ref.ranking},
+                    "expected": {
+                        "scores": ref.scores,
+                        "ranking": ref.ranking,
+                        "p": ref.p,
+                        "chips": ref.chips,
+                    },
                     "got": got["records"],
                     "faults": points,
                     "kills": got["kills"],

@@ -122,9 +122,11 @@ async def run_demo(
                 out.write(json.dumps(result) + "\n")
             else:
                 final = result["final"]
+                money = final.get("money")
+                settled = "" if not money else f", chips {money['chips']}, P {money['total']}"
                 out.write(
                     f"game over, seed {result['seed']} ({final['reason']}): scores"
-                    f" {final['scores']}, ranking {final['ranking']}\n"
+                    f" {final['scores']}, ranking {final['ranking']}{settled}\n"
                 )
             out.flush()
     return results

@@ -262,3 +262,14 @@ def test_hw_sim_bad_input_is_one_line_and_an_exit_code(
     if lines and lines[0].startswith("usage:"):
         lines = [line for line in lines if not line.startswith(("usage:", " "))]
     assert len(lines) == 1 and says in lines[0], done.stderr
+
+
+def test_demo_of_a_preset_with_money_prints_the_games_p() -> None:
+    """Issue #28: the last line of a money preset's demo game says its chips and P, as the
+    game's final has them."""
+    args = ("demo", "--fast", "--rules", "sanma-free", "--seed", "7")
+    lines = subprocess.run(_tablectl(*args), capture_output=True, text=True, check=True)
+    as_json = subprocess.run(_tablectl(*args, "--json"), capture_output=True, text=True, check=True)
+    money = json.loads(as_json.stdout)["final"]["money"]
+    last = lines.stdout.splitlines()[-1]
+    assert last.endswith(f", chips {money['chips']}, P {money['total']}"), last
