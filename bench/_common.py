@@ -110,6 +110,51 @@ async def stop_daemon(proc: asyncio.subprocess.Process | None, grace_s: float = 
         await proc.wait()
 
 
+class KilledDaemon:
+    """``tablectl run --config CONFIG`` that is sent SIGKILL right after the table
+    (``firmware``) has sent each event number of ``kill_at``, and started again on the
+    same journal: the soaks' kill -9. :attr:`kills` counts the kills made."""
+
+    def __init__(self, firmware: Any, config: Path, log: Path, kill_at: list[int]) -> None:
+        self.firmware, self.config, self.log = firmware, config, log
+        self.kill_at = kill_at
+        self.kills = 0
+        self.proc: asyncio.subprocess.Process | None = None
+        self._restart = asyncio.Event()
+        self._restarter: asyncio.Task[None] | None = None
+
+    def _on_message(self, direction: str, msg: object) -> None:
+        while direction == "tx" and self.kill_at and self.firmware.events_sent >= self.kill_at[0]:
+            self.kill_at.pop(0)
+            if self.proc is not None and self.proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()  # SIGKILL, right after the table sent that event
+                    self.kills += 1
+                    self._restart.set()
+
+    async def _restarts(self) -> None:
+        while True:
+            await self._restart.wait()
+            self._restart.clear()
+            if self.proc is not None:
+                await self.proc.wait()
+            self.proc = await start_daemon(self.config, self.log)
+
+    async def start(self) -> None:
+        """Start the daemon and watch the table's events for the kill points."""
+        self.firmware.add_listener(self._on_message)
+        self.proc = await start_daemon(self.config, self.log)
+        self._restarter = asyncio.create_task(self._restarts())
+
+    async def stop(self) -> None:
+        """No more restarts; the daemon stopped (SIGTERM, see :func:`stop_daemon`)."""
+        if self._restarter is not None:
+            self._restarter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._restarter
+        await stop_daemon(self.proc)
+
+
 async def wait_ready(sim: SimTable, seats: Sequence[int], within: float = 30.0) -> None:
     """Wait until the daemon drove the table to its first prompt: the dealer (seat 0)
     shows ``ROLL?`` and ``seats`` show something."""

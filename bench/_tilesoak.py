@@ -24,7 +24,6 @@ a **mismatch** when any two of these differ:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import random
 import re
@@ -176,32 +175,8 @@ async def tile_game(
     journal = tmp / f"tilesoak-{seed}.sqlite3"
     log = tmp / f"tilesoak-{seed}.log"
     config = common.write_config(tmp, f"socket://127.0.0.1:{port}", preset, journal, f"ts-{seed}")
-    kills = 0
-    restart = asyncio.Event()
-    proc: asyncio.subprocess.Process | None = None
-
-    def on_message(direction: str, msg: object) -> None:
-        nonlocal kills
-        while direction == "tx" and kill_at and fw.events_sent >= kill_at[0]:
-            kill_at.pop(0)
-            if proc is not None and proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()  # SIGKILL, right after the table sent that event
-                    kills += 1
-                    restart.set()
-
-    async def restarter() -> None:
-        nonlocal proc
-        while True:
-            await restart.wait()
-            restart.clear()
-            if proc is not None:
-                await proc.wait()
-            proc = await common.start_daemon(config, log)
-
-    fw.add_listener(on_message)
-    proc = await common.start_daemon(config, log)
-    restarts = asyncio.create_task(restarter())
+    daemon = common.KilledDaemon(fw, config, log, kill_at)
+    await daemon.start()
     start = time.perf_counter()
     stall = None
     try:
@@ -212,10 +187,7 @@ async def tile_game(
         stall += f" at {sim.displays}"
     finally:
         elapsed = time.perf_counter() - start
-        restarts.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await restarts
-        await common.stop_daemon(proc)
+        await daemon.stop()
         await sim.close()
     got = journal_results(journal, preset)
     got["live"] = live_scores(sim)
@@ -232,7 +204,7 @@ async def tile_game(
         "stall": stall,
         "mismatch": got["problems"] if stall is None and got["problems"] else None,
         "elapsed_s": elapsed,
-        "kills": kills,
+        "kills": daemon.kills,
         "one_shots_planned": planned,
         "one_shots_fired": planned - len(fw.faults.one_shots),
         "faults": fired,

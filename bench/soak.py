@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import random
 import shutil
@@ -164,32 +163,8 @@ async def faulty(
     log = tmp / f"soak-{seed}.log"
     config = common.write_config(tmp, f"socket://127.0.0.1:{port}", preset, journal, f"soak-{seed}")
     kill_at = list(points["kill"])
-    kills = 0
-    restart = asyncio.Event()
-    proc: asyncio.subprocess.Process | None = None
-
-    def on_message(direction: str, msg: Message) -> None:
-        nonlocal kills
-        while direction == "tx" and kill_at and fw.events_sent >= kill_at[0]:
-            kill_at.pop(0)
-            if proc is not None and proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()  # SIGKILL, right after the table sent that event
-                    kills += 1
-                    restart.set()
-
-    async def restarter() -> None:
-        nonlocal proc
-        while True:
-            await restart.wait()
-            restart.clear()
-            if proc is not None:
-                await proc.wait()
-            proc = await common.start_daemon(config, log)
-
-    fw.add_listener(on_message)
-    proc = await common.start_daemon(config, log)
-    restarts = asyncio.create_task(restarter())
+    daemon = common.KilledDaemon(fw, config, log, kill_at)
+    await daemon.start()
     start = time.perf_counter()
     error = None
     try:
@@ -199,10 +174,7 @@ async def faulty(
         error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     finally:
         elapsed = time.perf_counter() - start
-        restarts.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await restarts
-        await common.stop_daemon(proc)
+        await daemon.stop()
         await sim.close()
     records = []
     if journal.exists():
@@ -213,7 +185,7 @@ async def faulty(
         "error": error,
         "records": [(list(r.scores), list(r.ranking), list(r.p), list(r.chips)) for r in records],
         "elapsed_s": elapsed,
-        "kills": kills,
+        "kills": daemon.kills,
         "one_shots_fired": planned - len(fw.faults.one_shots),
         "reboots": fw.boots - 1,
         "connections": len(lines),
