@@ -166,6 +166,24 @@ def _wait(driver: Any, what: str, check: Any, timeout: float = 10.0) -> Any:
         pytest.fail(f"the page never showed {what}")
 
 
+#: Click the first element matching the selector if it is shown (true), or do nothing
+#: (false). The click runs just after the script returns: a click that opens a confirm()
+#: would otherwise block the script, and WebDriver would dismiss the dialog.
+_CLICK = """
+const e = document.querySelector(arguments[0]);
+if (!e || !e.getClientRects().length) return false;
+setTimeout(() => e.click(), 0);
+return true;
+"""
+
+
+def _click(driver: Any, what: str, css: str) -> None:
+    """Click ``css`` once it is there, in one script for the reason of _READ: a find and
+    then a click spanned a rebuild of a card for 10 s under load ("the page never
+    showed p1's card", test_parlor_e2e), every try stale."""
+    _wait(driver, what, lambda d: d.execute_script(_CLICK, css))
+
+
 def _text(driver: Any, css: str) -> str:
     from selenium.webdriver.common.by import By
 
@@ -317,7 +335,7 @@ def test_the_page_shows_the_parlor_live(
     assert "+61.2" in _text(browser, '#games tr[data-game="g0"]')
     note = {"type": "fault", "seat": None, "code": "TILE_COUNT", "text": "wall 2 tile count"}
     tables.publish("t2", "events", note)
-    browser.find_element(By.CSS_SELECTOR, '.card[data-table="t2"]').click()
+    _click(browser, "t2's card", '.card[data-table="t2"]')
     _wait(
         browser,
         "t2's hands",
@@ -457,7 +475,7 @@ def test_staff_read_words_values_and_act_from_a_wall_screen(
 
     # The hand: its value and yaku, its winds (East 1: seat 0 dealt), its riichi.
     tables.publish("t1", "hands", hand)  # not retained: once the dashboard listens
-    browser.find_element(By.CSS_SELECTOR, '.card[data-table="t1"]').click()
+    _click(browser, "t1's card", '.card[data-table="t1"]')
     row = '#hands tr[data-hand="1"]'
     _wait(browser, "the hand", lambda d: "4 han 30 fu 7,700" in _text(d, row))
     assert "Ron West (riichi, pinfu, dora 2)" not in _text(browser, row)

@@ -18,7 +18,7 @@ import pytest
 from tablectl.dashboard.auth import hash_password
 from tablectl.ledger.db import open_database
 from tablectl.ledger.store import LedgerStore, parse_message
-from tests.dashboard.test_browser import PASSWORD, Dashboard, Tables, _text, _wait
+from tests.dashboard.test_browser import PASSWORD, Dashboard, Tables, _click, _text, _wait
 from tests.dashboard.test_model import state
 from tests.helpers import Broker, free_port
 from tests.ledger.test_ledger_store import message
@@ -59,7 +59,7 @@ def test_staff_seat_two_players_from_the_page_and_close_the_night(
         browser.find_element(By.ID, "login-password").send_keys(PASSWORD)
         browser.find_element(By.ID, "login-submit").click()
         _wait(browser, "the login", lambda d: _text(d, "#who") == "Eri")
-        browser.find_element(By.CSS_SELECTOR, '.card[data-table="t1"]').click()
+        _click(browser, "t1's card", '.card[data-table="t1"]')
         first = _wait(browser, "the seating form", lambda d: d.find_element(By.ID, "seat-input-0"))
         first.send_keys("1024")  # a member number from the player list
         browser.find_element(By.ID, "seat-input-1").send_keys("Chiba")  # a name

@@ -22,7 +22,7 @@ import pytest
 from tablectl.dashboard.auth import hash_password
 from tablectl.journal import Journal
 from tablectl.mqtt_signing import new_secret
-from tests.dashboard.test_browser import PASSWORD, Dashboard, _wait
+from tests.dashboard.test_browser import PASSWORD, Dashboard, _click, _wait
 from tests.helpers import Broker, free_port, stop_process
 from tests.hil.serve import serve
 
@@ -130,24 +130,6 @@ def _text(driver: Any, css: str) -> str:
 def _scores(driver: Any, table: str) -> list[str]:
     card = f'[data-table="{table}"]'
     return _texts(driver, *(f'{card} .seat[data-seat="{n}"] .score' for n in range(4)))
-
-
-#: Click the first element matching the selector if it is shown (true), or do nothing
-#: (false). The click runs just after the script returns: a click that opens a confirm()
-#: would otherwise block the script, and WebDriver would dismiss the dialog.
-_CLICK = """
-const e = document.querySelector(arguments[0]);
-if (!e || !e.getClientRects().length) return false;
-setTimeout(() => e.click(), 0);
-return true;
-"""
-
-
-def _click(driver: Any, what: str, css: str) -> None:
-    """Click ``css`` once it is there, in one script for the reason of _READ: a find and
-    then a click spanned a rebuild of p1's card for 10 s under load ("the page never
-    showed p1's card"), every try stale."""
-    _wait(driver, what, lambda d: d.execute_script(_CLICK, css))
 
 
 def test_two_tables_a_staff_call_a_killed_daemon_and_a_dashboard_restart(
