@@ -6,6 +6,8 @@ without pulling in aiomqtt (and so a table without a broker never imports the cl
 
 from __future__ import annotations
 
+import re
+import urllib.parse
 from dataclasses import dataclass, field
 
 from tablectl.mqtt_signing import secret_problem
@@ -99,3 +101,32 @@ class MqttSettings:
             "MQTT staff requests: off (no command_secret in [mqtt]); acknowledgements and"
             " game control from the parlor are refused"
         )
+
+
+#: A broker's host name (an IPv6 address is taken as urllib reads it).
+_HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}$")
+
+
+def parse_broker_url(url: str, where: str) -> tuple[str, int, bool]:
+    """``(host, port, tls)`` of ``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]``; raises
+    ValueError with one line starting with ``where`` (what the caller calls the setting)."""
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.scheme not in ("mqtt", "mqtts"):
+        raise ValueError(f"{where}: expected mqtt://HOST:PORT or mqtts://HOST:PORT")
+    if parsed.username or parsed.password:
+        raise ValueError(f"{where}: put the broker login in the config file, not the URL")
+    if parsed.path not in ("", "/") or parsed.query or parsed.fragment:
+        raise ValueError(f"{where}: expected mqtt://HOST:PORT with nothing after the port")
+    host = parsed.hostname
+    if not host or not (_HOST.match(host) or ":" in host):
+        raise ValueError(f"{where}: no host name")
+    try:
+        port_text = parsed.netloc.rsplit(":", 1)[1] if parsed.port is not None else ""
+    except ValueError:
+        raise ValueError(f"{where}: the port must be a number from 1 to 65535") from None
+    tls = parsed.scheme == "mqtts"
+    if not port_text:
+        return host, 8883 if tls else 1883, tls
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise ValueError(f"{where}: the port must be a number from 1 to 65535, not {port_text!r}")
+    return host, int(port_text), tls

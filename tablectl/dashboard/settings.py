@@ -21,13 +21,13 @@ from __future__ import annotations
 import ipaddress
 import re
 import tomllib
-import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tablectl.console.staff import PinHash
 from tablectl.dashboard.auth import PasswordError, check_password_hash
+from tablectl.mqtt_settings import parse_broker_url
 from tablectl.mqtt_signing import secret_problem
 from tablectl.rules.loader import read_small_file
 
@@ -54,7 +54,6 @@ _KEYS = {
     "view_password_hash",
     "command_secret",
 }
-_HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}$")
 
 
 class SettingsError(ValueError):
@@ -113,25 +112,12 @@ def _port(where: str, text: str) -> int:
 
 
 def parse_broker(url: str) -> tuple[str, int, bool]:
-    """``(host, port, tls)`` of ``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]``."""
-    where = f"--broker {url!r}"
-    parsed = urllib.parse.urlsplit(url)
-    if parsed.scheme not in ("mqtt", "mqtts"):
-        raise SettingsError(f"{where}: expected mqtt://HOST:PORT or mqtts://HOST:PORT")
-    if parsed.username or parsed.password:
-        raise SettingsError(f"{where}: put the broker login in the config file, not the URL")
-    if parsed.path not in ("", "/") or parsed.query or parsed.fragment:
-        raise SettingsError(f"{where}: expected mqtt://HOST:PORT with nothing after the port")
-    host = parsed.hostname
-    if not host or not (_HOST.match(host) or ":" in host):
-        raise SettingsError(f"{where}: no host name")
+    """``(host, port, tls)`` of ``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]``
+    (:func:`tablectl.mqtt_settings.parse_broker_url`)."""
     try:
-        port_text = parsed.netloc.rsplit(":", 1)[1] if parsed.port is not None else ""
-    except ValueError:
-        raise SettingsError(f"{where}: the port must be a number from 1 to 65535") from None
-    tls = parsed.scheme == "mqtts"
-    port = _port(where, port_text) if port_text else (8883 if tls else 1883)
-    return host, port, tls
+        return parse_broker_url(url, f"--broker {url!r}")
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def parse_listen(text: str) -> tuple[str, int]:

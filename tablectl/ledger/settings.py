@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tablectl.ledger.db import is_url
+from tablectl.mqtt_settings import parse_broker_url
 from tablectl.rules.loader import read_small_file
 
 __all__ = ["DEFAULT_DATABASE", "LedgerSettings", "SettingsError", "load_settings"]
@@ -46,7 +46,6 @@ _KEYS = {
     "cutoff_hour",
     "timezone",
 }
-_HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}$")
 _PREFIX = re.compile(r"^[A-Za-z0-9_/-]{1,100}$")
 
 
@@ -85,24 +84,12 @@ class LedgerSettings:
 
 
 def parse_broker(url: str) -> tuple[str, int, bool]:
-    """``(host, port, tls)`` of ``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]``."""
-    where = f"broker {url!r}"
-    parsed = urllib.parse.urlsplit(url)
-    if parsed.scheme not in ("mqtt", "mqtts"):
-        raise SettingsError(f"{where}: expected mqtt://HOST:PORT or mqtts://HOST:PORT")
-    if parsed.username or parsed.password:
-        raise SettingsError(f"{where}: put the broker login in the config file, not the URL")
-    if parsed.path not in ("", "/") or parsed.query or parsed.fragment:
-        raise SettingsError(f"{where}: expected mqtt://HOST:PORT with nothing after the port")
-    host = parsed.hostname
-    if not host or not (_HOST.match(host) or ":" in host):
-        raise SettingsError(f"{where}: no host name")
-    tls = parsed.scheme == "mqtts"
+    """``(host, port, tls)`` of ``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]``
+    (:func:`tablectl.mqtt_settings.parse_broker_url`)."""
     try:
-        port = parsed.port or (8883 if tls else 1883)
-    except ValueError:
-        raise SettingsError(f"{where}: the port must be a number from 1 to 65535") from None
-    return host, port, tls
+        return parse_broker_url(url, f"broker {url!r}")
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def _read_file(path: Path) -> dict[str, Any]:
