@@ -7,7 +7,9 @@ take, a discard, a call, a result), a key that moves a console on (a prompt open
 a digit typed, a claim answered) or a new game. A key the daemon refuses is not
 progress: a bot pressing a refused key forever is exactly the wedge to notice. Time
 outside a hand (between hands, at a game's end, in a fault, with the link down) is not
-counted: people may pause there, and a fault or a lost link has an alert of its own.
+counted: people may pause there, and a fault or a lost link has an alert of its own. The
+one phase between hands that is counted is the machine's: the walls being built
+(``shuffling``), which waits on no person, so a table whose walls never come up is caught.
 
 :class:`StallClock` is the pure part (no table, an injected clock, so tests need no
 sleep); :class:`StallWatch` puts its verdicts on a table.
@@ -23,13 +25,16 @@ from tablectl.console.core import TableCore
 from tablectl.console.faults import journal_note
 from tablectl.phases import PLAYING, public_phase
 
-__all__ = ["IN_HAND", "StallClock", "StallWatch", "stall_text"]
+__all__ = ["IN_HAND", "WATCHED", "StallClock", "StallWatch", "stall_text"]
 
 log = logging.getLogger(__name__)
 
 #: The phases in which a hand is in play: from the dice to its result. A table waiting
 #: for the dealer's roll, a confirmation or a new game is not stalled, only paused.
 IN_HAND = frozenset({"table_dice", "table_dealing", *PLAYING, "table_result_entry"})
+#: The phases the watchdog counts: a hand in play, and the machine building the walls
+#: between hands (only the table's motors and sensors move it on, never a person).
+WATCHED = IN_HAND | {"table_shuffling"}
 
 Verdict = Literal["stalled", "cleared"]
 
@@ -98,7 +103,7 @@ class StallWatch:
         core = self.core
         phase = core.phase
         idle = self.watch.idle_for()
-        verdict = self.watch.observe(phase in IN_HAND, self.progress())
+        verdict = self.watch.observe(phase in WATCHED, self.progress())
         if verdict is None:
             return
         if verdict == "stalled":

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from firmware_bridge import messages as m
 from firmware_bridge.messages import Key as K
 from hw_sim import SimTable
 from tablectl.config import ConfigError, config_for, parse_config
@@ -119,6 +120,29 @@ async def test_a_table_stuck_in_play_shows_the_alert_until_it_moves() -> None:
     watch.check()
     assert publisher.seen["state"][-1]["alerts"] == []
     assert notes.notes[-1] == ("stall_over", None, {"stalled_s": 150.0})
+
+
+async def test_walls_that_never_come_up_are_a_stall_but_a_dealer_who_waits_is_not() -> None:
+    publisher = CheckedPublisher("table", 4)
+    clock = Clock()
+    rig = Rig("jboy", publisher=publisher, recorder=Notes(), wall_time=lambda: 1_764_000_000.0)
+    watch = StallWatch(rig.table.core, lambda: (rig.table.state, rig.table.flow_key()), 120, clock)
+    await rig.up()
+    assert rig.table.phase == "table_shuffling"  # the machine builds the walls
+    watch.check()
+    for wall in range(rig.players - 1):  # one wall never reports DONE
+        await rig.send(m.WallStatus(wall=wall, state=m.WallState.DONE))
+    watch.check()
+    clock.now += 120
+    watch.check()
+    alert = publisher.seen["state"][-1]["alerts"][-1]
+    assert (alert["kind"], alert["text"]) == ("stalled", "no progress for 120 s (shuffling)")
+    await rig.send(m.WallStatus(wall=rig.players - 1, state=m.WallState.DONE))
+    watch.check()  # the walls are up and the dealer is asked to roll: progress
+    assert publisher.seen["state"][-1]["alerts"] == []
+    clock.now += 3600  # the dealer may wait as long as the players like
+    watch.check()
+    assert publisher.seen["state"][-1]["alerts"] == []
 
 
 @pytest.mark.parametrize(
