@@ -6,7 +6,8 @@ payload) and returns the keys of what changed, which the web layer pushes to the
 
 * ``"table:<t>"``: that table's card, its alerts or its hands;
 * ``"games"``: the list of finished games;
-* ``"broker"``: whether the dashboard is connected to the broker.
+* ``"broker"``: whether the dashboard is connected to the broker;
+* ``"ledger"``: whether the parlor's ledger works (:mod:`tablectl.dashboard.ledger_health`).
 
 The payloads come from the broker, where any client with write access could publish
 anything: every field is checked for its type and bounded in size, and a message that
@@ -21,6 +22,8 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
+
+from tablectl.dashboard.ledger_health import LEDGER_KEY, LedgerHealth, ledger_status_filter
 
 __all__ = [
     "LEAVES",
@@ -69,8 +72,9 @@ MAX_YAKU = 24
 
 
 def subscriptions(prefix: str) -> list[str]:
-    """The topic filters the dashboard subscribes to under ``prefix``."""
-    return [f"{prefix}/{VERSION}/+/{leaf}" for leaf in LEAVES]
+    """The topic filters the dashboard subscribes to under ``prefix``: every table's
+    leaves and the ledger service's status."""
+    return [f"{prefix}/{VERSION}/+/{leaf}" for leaf in LEAVES] + [ledger_status_filter(prefix)]
 
 
 def parse_topic(prefix: str, topic: str) -> tuple[str, str] | None:
@@ -337,6 +341,8 @@ class ParlorModel:
         #: Finished games by game id, oldest first (bounded by ``MAX_GAMES``).
         self.games: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.broker_connected = False
+        #: The ledger service's status and the dashboard's own reads of its database.
+        self.ledger = LedgerHealth()
         #: Messages that did not fit the contract and were ignored.
         self.ignored = 0
 
@@ -344,6 +350,12 @@ class ParlorModel:
 
     def apply(self, topic: str, payload: bytes, now: float) -> set[str]:
         """Fold one MQTT message in; the keys of what changed (empty if nothing did)."""
+        if topic == ledger_status_filter(self.prefix):
+            changed_ledger = self.ledger.status(payload, now)
+            if changed_ledger is None:
+                self.ignored += 1
+                return set()
+            return changed_ledger
         where = parse_topic(self.prefix, topic)
         if where is None:
             self.ignored += 1
@@ -380,6 +392,10 @@ class ParlorModel:
             return set()
         self.broker_connected = connected
         return {"broker"}
+
+    def ledger_read(self, error: str | None, now: float) -> set[str]:
+        """Record whether the dashboard's last read of the ledger's database worked."""
+        return self.ledger.read(error, now)
 
     def _availability(self, table: TableView, payload: bytes, now: float) -> set[str] | None:
         text = payload.decode("utf-8", "replace").strip()
@@ -596,6 +612,8 @@ class ParlorModel:
             return {"games": list(reversed(self.games.values()))}
         if key == "broker":
             return {"broker": self.broker_connected}
+        if key == LEDGER_KEY:
+            return {"ledger": self.ledger.as_json()}
         table_id = key.removeprefix("table:")
         table = self.tables.get(table_id)
         return {"table": table.as_json() if table else None, "id": table_id}
@@ -606,4 +624,5 @@ class ParlorModel:
             "broker": self.broker_connected,
             "tables": [self.tables[t].as_json() for t in sorted(self.tables)],
             "games": list(reversed(self.games.values())),
+            "ledger": self.ledger.as_json(),
         }

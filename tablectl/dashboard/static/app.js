@@ -54,6 +54,9 @@ const I18N = {
       alert_ack: "acknowledgement", unknown: "a request", abandon: "abandon",
       tray_override: "tray override", chombo: "chombo", false_call: "false call" },
     han_fu: "{0} han {1} fu", han: "{0} han", yakuman: "yakuman", yakuman_n: "yakuman x{0}",
+    ledger_read: "The ledger's database cannot be read since {0}: {1}. Finished games and the close may be out of date.",
+    ledger_offline: "The ledger is offline since {0}: the tables keep their finished games until it is back.",
+    ledger_db_down: "The ledger cannot use its database since {0}: the tables keep their finished games until it is back.",
   },
   ja: {
     title: "卓一覧", alerts: "アラート", tables: "卓", games: "終了した対局",
@@ -106,6 +109,9 @@ const I18N = {
       alert_ack: "確認", unknown: "要求", abandon: "中止", tray_override: "トレイ無視",
       chombo: "チョンボ", false_call: "誤ロン" },
     han_fu: "{0}翻{1}符", han: "{0}翻", yakuman: "役満", yakuman_n: "{0}倍役満",
+    ledger_read: "{0} から台帳のデータベースを読めません: {1}。終了した対局と締めは最新でない可能性があります。",
+    ledger_offline: "{0} から台帳サービスが停止しています。復旧するまで各卓が終了した対局を保持します。",
+    ledger_db_down: "{0} から台帳サービスがデータベースを使えません。復旧するまで各卓が終了した対局を保持します。",
   },
 };
 
@@ -115,7 +121,7 @@ const SEAT_COMMANDS = ["chombo", "false_call"];
 // The staff actions whose staff_action event answers the page (besides a correction).
 const ANSWERED = ["new_game", "tray_override", "chombo", "false_call"];
 
-const model = { tables: new Map(), games: [], broker: false, stream: false };
+const model = { tables: new Map(), games: [], broker: false, stream: false, ledger: null };
 let me = { user: null, staff: false, csrf: null, may_view: true, login_needed: true };
 let lang = localStorage.getItem("tablectl-lang") || document.documentElement.lang || "en";
 if (!(lang in I18N)) lang = "en";
@@ -252,6 +258,7 @@ function render() {
   setText($("lang"), lang === "ja" ? "English" : "日本語");
   $("lang").setAttribute("lang", lang === "ja" ? "en" : "ja");
   renderStatus();
+  renderLedger();
   renderAlerts();
   renderTables();
   renderDetail();
@@ -267,6 +274,22 @@ function renderStatus() {
   setText($("who"), me.user || "");
   $("login-open").hidden = Boolean(me.user) && (me.staff || !me.login_needed);
   $("logout").hidden = !me.user || !me.login_needed;
+}
+
+// The ledger's banner: the service offline or without its database (the tables keep
+// their games meanwhile), and the dashboard's own reads of the ledger's database failing.
+function renderLedger() {
+  const ledger = model.ledger || {};
+  const lines = [];
+  if (ledger.state === "offline") lines.push(t("ledger_offline", clockOf(ledger.trouble_since)));
+  else if (ledger.database === "down") lines.push(t("ledger_db_down", clockOf(ledger.trouble_since)));
+  if (ledger.read_error) lines.push(t("ledger_read", clockOf(ledger.read_since), ledger.read_error));
+  const banner = $("ledger-banner");
+  const shown = JSON.stringify(lines);
+  if (banner.dataset.shown === shown) return;
+  banner.dataset.shown = shown;
+  banner.replaceChildren(...lines.map((line) => el("p", {}, line)));
+  banner.hidden = lines.length === 0;
 }
 
 function allAlerts() {
@@ -582,6 +605,7 @@ function connect() {
     model.tables = new Map(data.tables.map((table) => [table.table, table]));
     model.games = data.games;
     model.broker = data.broker;
+    model.ledger = data.ledger || null;
     model.stream = true;
     loadMe(); // the dashboard may have restarted, and forgotten every session
     schedule();
@@ -590,6 +614,7 @@ function connect() {
     const data = JSON.parse(event.data);
     if ("games" in data) model.games = data.games;
     else if ("broker" in data) model.broker = data.broker;
+    else if ("ledger" in data) model.ledger = data.ledger;
     else if (data.table) model.tables.set(data.id, data.table);
     else model.tables.delete(data.id);
     schedule();
