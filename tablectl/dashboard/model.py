@@ -229,6 +229,47 @@ def _hand_result(value: Any, players: int) -> dict[str, Any] | None:
     }
 
 
+def _seat_params(value: Any, players: int) -> dict[str, Any] | None:
+    """A seat as an alert's params give it (MQTT revision 7): seat, wind letter, player."""
+    if not isinstance(value, dict):
+        return None
+    seat, wind = _int(value.get("seat")), value.get("wind")
+    if seat is None or not 0 <= seat < players or wind not in WINDS:
+        return None
+    return {"seat": seat, "wind": wind, "player": _text(value.get("player"), 40)}
+
+
+def _alert_params(value: Any, players: int) -> dict[str, Any] | None:
+    """An alert's params (MQTT revision 7), what the page words in its own language:
+    the seat of a call, each differing tray, a fault's codes, a stall's phase; None
+    before revision 7 or for a bad one (the page shows the table's words then)."""
+    if not isinstance(value, dict):
+        return None
+    out: dict[str, Any] = {}
+    seat = _seat_params(value, players)
+    if seat is not None:
+        out.update(seat)
+    trays = value.get("trays")
+    if isinstance(trays, list):
+        kept = []
+        for raw in trays[:players]:
+            entry = _seat_params(raw, players)
+            if entry is None:
+                return None
+            tray, score = _int(raw.get("tray")), _int(raw.get("score"))
+            if tray is None or score is None:
+                return None
+            kept.append({**entry, "tray": tray, "score": score})
+        out["trays"] = kept
+    codes = value.get("codes")
+    if isinstance(codes, list):
+        out["codes"] = [c[:32] for c in codes[:16] if isinstance(c, str)]
+    phase, idle = _text(value.get("phase"), 32), _num(value.get("idle_s"))
+    if phase is not None and idle is not None:
+        out.update(phase=phase, idle_s=idle)
+    return out
+
+
 def _decode(payload: bytes) -> Any:
     if len(payload) > MAX_PAYLOAD:
         return None
@@ -470,6 +511,8 @@ class ParlorModel:
                     # raised (MQTT revision 5; None before it: the page names the seat).
                     "where": _text(raw.get("where"), 80),
                     "words": _text(raw.get("words")),
+                    # The same as values, for the page to word (MQTT revision 7).
+                    "params": _alert_params(raw.get("params"), players),
                 }
             )
         phase = _text(data.get("phase"), 32)

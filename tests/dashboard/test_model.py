@@ -432,6 +432,21 @@ def test_alerts_keep_the_tables_words_and_a_hand_its_own_winds_and_values() -> N
     first, second = model.view("table:t1")["table"]["alerts"]
     assert (first["where"], first["words"]) == ("South (Ben)", "South (Ben): staff call")
     assert (second["where"], second["words"]) == (None, None)  # a table before revision 5
+    assert first["params"] is None and second["params"] is None  # before revision 7
+    # Revision 7: the same as values, which the page words in its language; a bad
+    # seat or tray drops them (the page shows the words then).
+    seat = {"seat": 1, "wind": "S", "player": "Ben"}
+    trays = {"trays": [{"seat": 2, "wind": "W", "player": None, "tray": 24000, "score": 25000}]}
+    tray = {**call, "id": "a3", "kind": "tray_mismatch", "seat": None, "where": None,
+            "text": "TRAY 2:24000/25000", "params": trays}  # fmt: skip
+    stall = {**call, "id": "a4", "kind": "stalled", "seat": None, "where": None,
+             "params": {"phase": "play", "idle_s": 312.5}}  # fmt: skip
+    bad = {**call, "id": "a5", "seat": 0, "params": {"trays": [{"seat": 7, "wind": "E"}]}}
+    payload = state(alerts=[{**call, "params": seat}, tray, stall], dealer=2)
+    check("tablectl/v1/t1/state", json.dumps(payload).encode())
+    put(model, "t1", "state", {**payload, "alerts": [*payload["alerts"], bad]})
+    shown = [a["params"] for a in model.view("table:t1")["table"]["alerts"]]
+    assert shown == [seat, trays, {"phase": "play", "idle_s": 312.5}, None]
     hand = {
         "v": 1, "table": "t1", "game_id": "g1", "hand": 2, "round": {"wind": "E", "number": 2},
         "honba": 0, "result": "ron", "winners": [0], "from": [3],
