@@ -481,7 +481,10 @@ class Daemon:
                 link = {"up": table.phase != "offline", "refused": self.refused}
                 return {"ok": True, "status": {**table.status(), "link": link}}
             with self._one_unit(recorder):
-                failure = await table.staff_flow.staff_command(cmd, req.get("rules"), by="ctl")
+                if cmd == "seat":
+                    failure = table.seating.seat_entries(req["seats"], by="ctl", via="ctl")
+                else:
+                    failure = await table.staff_flow.staff_command(cmd, req.get("rules"), by="ctl")
                 table.refresh()
         return {"ok": False, "error": failure} if failure else {"ok": True}
 
