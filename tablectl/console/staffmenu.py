@@ -52,6 +52,9 @@ class StaffFlow:
         self.gate = gate
         #: Rules staff may pick for a new game on a console (RULES?); the current first.
         self.rules_menu = tuple(dict.fromkeys((core.rules_ref, *rules_menu)))
+        #: Called when :attr:`rules_menu` changed (a new game under other rules puts
+        #: them first): the daemon publishes the parlor's menu again.
+        self.on_menu_changed: Callable[[], None] | None = None
         self.load_rules = load_rules
         #: Seats a member at a console between games (entry 6); None: not offered.
         self.seating = seating
@@ -312,7 +315,9 @@ class StaffFlow:
                     }
                 )
         self.core.rules, self.core.rules_ref = rules, ref
-        self.rules_menu = tuple(dict.fromkeys((ref, *self.rules_menu)))
+        menu, self.rules_menu = self.rules_menu, tuple(dict.fromkeys((ref, *self.rules_menu)))
+        if self.rules_menu != menu and self.on_menu_changed is not None:
+            self.on_menu_changed()
         self.core.pending = None
         self.core.claim_deadline = None
         self.trays.override = False
