@@ -313,7 +313,7 @@ function alertWords(alert) {
   const p = alert.params;
   if (p) {
     const call = (I18N[lang].call_words || I18N.en.call_words)[alert.kind];
-    if (call && p.wind) return call.replace("{0}", paramSeat(p));
+    if (call && p.wind) return call.replace("{0}", () => paramSeat(p));
     if (alert.kind === "tray_mismatch" && Array.isArray(p.trays) && p.trays.length) {
       return t("trays_differ", p.trays.map((x) => t("tray_seat", paramSeat(x), points(x.tray),
         points(x.score))).join("; "));
