@@ -525,7 +525,8 @@ def _mqtt_secret(args: argparse.Namespace) -> int:
 
 @command("ctl")
 def _ctl(args: argparse.Namespace) -> int:
-    """Ask the running daemon for its status, an abandon, a new game or an undo."""
+    """Ask the running daemon for its status, an abandon, a new game, an undo or the
+    players for the next game."""
     from tablectl.ctl import CtlError, request
     from tablectl.status_text import format_status
 
@@ -560,6 +561,19 @@ def _ctl(args: argparse.Namespace) -> int:
         payload["rules"] = rules
     elif args.rules:
         print(f"{name}: --rules goes with new-game only", file=sys.stderr)
+        return EXIT_USAGE
+    if args.action == "seat":
+        if args.clear == bool(args.players):
+            print(
+                f"{name}: give one entry per seat (a member number, a name, or - for a guest),"
+                " or --clear for the table's own seat names",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        # "-" is a guest: an empty word is awkward to type in a shell.
+        payload["seats"] = None if args.clear else ["" if p == "-" else p for p in args.players]
+    elif args.players or args.clear:
+        print(f"{name}: players and --clear go with seat only", file=sys.stderr)
         return EXIT_USAGE
     if args.json and args.action != "status":
         print(f"{name}: --json goes with status only", file=sys.stderr)
@@ -730,8 +744,16 @@ def build_parser() -> argparse.ArgumentParser:
     p_sec.set_defaults(handler="mqtt-secret")
 
     p_ctl = sub.add_parser("ctl", help="staff actions on the running daemon (Unix socket)")
-    p_ctl.add_argument("action", choices=("status", "abandon", "new-game", "undo"))
+    p_ctl.add_argument("action", choices=("status", "abandon", "new-game", "undo", "seat"))
+    p_ctl.add_argument(
+        "players",
+        nargs="*",
+        help="seat: one entry per seat, seat 0 first: a member number, a name, or - (a guest)",
+    )
     p_ctl.add_argument("--rules", help="new-game: a preset name or a rules file")
+    p_ctl.add_argument(
+        "--clear", action="store_true", help="seat: the table's own seat names again"
+    )
     p_ctl.add_argument(
         "--config", default="/etc/tablectl/tablectl.toml", help="the daemon's config (its socket)"
     )

@@ -6,6 +6,9 @@ One request per connection, one JSON line each way::
     {"cmd": "abandon"}                     -> {"ok": true}   (a new game, same rules)
     {"cmd": "new-game", "rules": "kenko"}  -> {"ok": true}
     {"cmd": "undo"}                        -> {"ok": true}   (the last hand is re-entered)
+    {"cmd": "seat", "seats": ["1024", "Chiba", "", ""]}
+                                           -> {"ok": true}   (players for the next game)
+    {"cmd": "seat", "seats": null}         -> {"ok": true}   (the config's seat names)
     anything that cannot be done           -> {"ok": false, "error": "why"}
 
 The socket is created with mode 0660, so the daemon's group (the parlor's staff
@@ -36,7 +39,9 @@ from typing import Any
 
 from firmware_bridge.ratelog import RateLimitedLog
 
-COMMANDS = ("status", "abandon", "new-game", "undo")
+COMMANDS = ("status", "abandon", "new-game", "undo", "seat")
+#: Longest entry of a seating (a member number or a name; the table checks the name).
+MAX_SEAT_ENTRY = 64
 #: A request is one short JSON line; anything longer is not ours.
 MAX_REQUEST = 4096
 SOCKET_MODE = 0o660
@@ -72,9 +77,18 @@ def parse_request(line: bytes) -> dict[str, Any]:
         raise ValueError("a request is one JSON object on one line") from None
     if not isinstance(request, dict) or request.get("cmd") not in COMMANDS:
         raise ValueError(f"'cmd' must be one of {', '.join(COMMANDS)}")
-    extra = set(request) - {"cmd", "rules"}
+    extra = set(request) - {"cmd", "rules", "seats"}
     if extra:
         raise ValueError(f"unknown field(s): {', '.join(sorted(extra))}")
+    seats = request.get("seats")
+    if request["cmd"] == "seat":
+        if "seats" not in request or not (seats is None or _seat_entries(seats)):
+            raise ValueError(
+                "seat needs 'seats': one entry per seat (a member number, a name or '' for"
+                f" a guest, at most {MAX_SEAT_ENTRY} characters), or null"
+            )
+    elif "seats" in request:
+        raise ValueError(f"{request['cmd']} takes no 'seats'")
     rules = request.get("rules")
     if request["cmd"] == "new-game":
         if not isinstance(rules, str) or not rules:
@@ -82,6 +96,15 @@ def parse_request(line: bytes) -> dict[str, Any]:
     elif rules is not None:
         raise ValueError(f"{request['cmd']} takes no 'rules'")
     return request
+
+
+def _seat_entries(value: Any) -> bool:
+    """Whether ``value`` is a seating as staff typed it: 2-4 short strings."""
+    return (
+        isinstance(value, list)
+        and 2 <= len(value) <= 4
+        and all(isinstance(v, str) and len(v) <= MAX_SEAT_ENTRY for v in value)
+    )
 
 
 def connection_limit(max_clients: int = MAX_CLIENTS) -> int:

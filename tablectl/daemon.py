@@ -381,14 +381,21 @@ class Daemon:
             table.on_hand_settled = lambda record: on_hand(table, record)
         self.table = table
         if publisher is not None:
-            # The page's new-game menu: only these rules are taken from the network.
-            publisher.publish_menu(
-                {
-                    "table": config.table_id,
-                    "rules_menu": list(table.rules_menu),
-                    "commands": list(STAFF_COMMANDS),
-                }
-            )
+            menu_publisher = publisher
+
+            def publish_menu() -> None:
+                # The page's new-game menu: only these rules are taken from the network.
+                # Retained: the link sends it again at every (re)connect of the broker.
+                menu_publisher.publish_menu(
+                    {
+                        "table": config.table_id,
+                        "rules_menu": list(table.rules_menu),
+                        "commands": list(STAFF_COMMANDS),
+                    }
+                )
+
+            table.staff_flow.on_menu_changed = publish_menu
+            publish_menu()
         if config.stall_after_s is not None:
             # Progress: an event journalled, a console moved on, another game.
             self.watch = StallWatch(
@@ -481,7 +488,10 @@ class Daemon:
                 link = {"up": table.phase != "offline", "refused": self.refused}
                 return {"ok": True, "status": {**table.status(), "link": link}}
             with self._one_unit(recorder):
-                failure = await table.staff_flow.staff_command(cmd, req.get("rules"), by="ctl")
+                if cmd == "seat":
+                    failure = table.seating.seat_entries(req["seats"], by="ctl", via="ctl")
+                else:
+                    failure = await table.staff_flow.staff_command(cmd, req.get("rules"), by="ctl")
                 table.refresh()
         return {"ok": False, "error": failure} if failure else {"ok": True}
 

@@ -18,7 +18,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tablectl.seating_players import SEAT_NAME_MAX, PlayerListError, load_players
+from tablectl.seating_players import (
+    SEAT_NAME_MAX,
+    PlayerList,
+    PlayerListError,
+    guest_name,
+    load_players,
+    resolve_seats,
+)
 
 if TYPE_CHECKING:
     from tablectl.console.core import TableCore
@@ -128,6 +135,28 @@ class Seating:
         core.publish_state()
         return None
 
+    def seat_entries(self, entries: Sequence[str] | None, *, by: str, via: str) -> str | None:
+        """Seat players as staff typed them, one entry per seat (``tablectl ctl seat``): a
+        member number of the table's player list (``[staff] players``), a name, or empty
+        for a guest; None: the config's names again. Returns why not, changing nothing,
+        or None."""
+        if entries is None:
+            return self.seat(None, by=by, via=via)
+        if len(entries) != self.core.players:
+            return f"seating needs {self.core.players} entries, one per seat"
+        why = self.unavailable()  # a game in play: say so before any member is looked up
+        if why is not None:
+            return why
+        no_list = "no player list is configured ([staff] players): give names"
+        names = resolve_seats(self.core.table_id, entries, self._players, no_list)
+        if isinstance(names, str):
+            return names
+        return self.seat(names, by=by, via=via)
+
+    def _players(self) -> PlayerList | None:
+        """The table's player list, read afresh (staff may have edited it)."""
+        return None if self.players_path is None else load_players(self.players_path)
+
     def seat_member(self, seat: int, member: str, *, by: str) -> str | None:
         """Seat member number ``member`` of the player list in ``seat``, the other seats
         keeping their players (unnamed ones become guests, ``<table> guest <seat>``);
@@ -144,7 +173,7 @@ class Seating:
             return f"no member {member}"
         current = self.core.seat_names
         names = [
-            current[s] if current is not None else f"{self.core.table_id} guest {s}"
+            current[s] if current is not None else guest_name(self.core.table_id, s)
             for s in range(self.core.players)
         ]
         names[seat] = name

@@ -16,12 +16,22 @@ is refused whole, with one line naming the file, the line and what is wrong.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tablectl.rules.loader import read_small_file
 
-__all__ = ["MEMBER_DIGITS", "SEAT_NAME_MAX", "PlayerList", "PlayerListError", "load_players"]
+__all__ = [
+    "MEMBER_DIGITS",
+    "SEAT_NAME_MAX",
+    "PlayerList",
+    "PlayerListError",
+    "guest_name",
+    "load_players",
+    "resolve_seats",
+]
 
 #: Longest member number (staff type it on a console's digit keys too).
 MEMBER_DIGITS = 8
@@ -76,3 +86,45 @@ def load_players(path: Path) -> PlayerList:
         members[key] = name
         names.add(name)
     return PlayerList(members)
+
+
+def guest_name(table: str, seat: int) -> str:
+    """The name of a guest left unnamed in ``seat`` (like the ledger's chairs, one per
+    table and seat: two unnamed guests never add up as one player)."""
+    return f"{table} guest {seat}"
+
+
+def resolve_seats(
+    table: str,
+    seats: Sequence[Any],
+    players: Callable[[], PlayerList | None],
+    no_list: str = "no player list is configured: give names",
+) -> list[str] | str:
+    """The names staff mean by ``seats``, one entry per seat as the dashboard's form and
+    ``tablectl ctl seat`` take them: a member number (looked up in the list ``players``
+    returns, read only when one is given; it may raise :class:`PlayerListError`), a name,
+    or empty for a guest (:func:`guest_name`). Returns the names, or why not (one line;
+    ``no_list`` when a member number is given and there is no list)."""
+    names: list[str] = []
+    found: PlayerList | None = None
+    for seat, given in enumerate(seats):
+        if not isinstance(given, str):
+            return f"seat {seat}: a member number or a name"
+        text = given.strip()
+        if not text:
+            names.append(guest_name(table, seat))
+        elif text.isascii() and text.isdigit() and len(text) <= MEMBER_DIGITS:
+            if found is None:
+                try:
+                    found = players()
+                except PlayerListError as exc:
+                    return f"the player list cannot be read: {exc}"
+                if found is None:
+                    return no_list
+            name = found.name(text)
+            if name is None:
+                return f"seat {seat}: no member {text} in the player list"
+            names.append(name)
+        else:
+            names.append(text)
+    return names

@@ -109,8 +109,8 @@ class StallWatch:
         if verdict == "stalled":
             since = core.wall_time() - idle
             text = stall_text(idle, phase)
-            core.alerts.raise_alert("stalled", None, text, since)
             detail = {"phase": public_phase(phase), "idle_s": round(idle, 1)}
+            core.alerts.raise_alert("stalled", None, text, since, params=dict(detail))
             log.warning("[%s] stalled: %s", core.table_id, text)
             journal_note(core, "stalled", None, detail)
         else:

@@ -23,7 +23,14 @@ from firmware_bridge import messages as m
 from tablectl.alerts import AlertBoard
 from tablectl.console import clock
 from tablectl.console.model import Pending, PendingKind, SeatConsole, WinEntry, fit
-from tablectl.console.parlor_words import call_words, seat_words, tray_alert_words, win_values
+from tablectl.console.parlor_words import (
+    call_words,
+    seat_params,
+    seat_words,
+    tray_alert_params,
+    tray_alert_words,
+    win_values,
+)
 from tablectl.console.prompts import PROMPTS, STAFF_PROMPTS, Prompt
 from tablectl.phases import PhaseModel, build_machine, destination, public_phase
 from tablectl.rules import events as ev
@@ -503,17 +510,21 @@ class TableCore:
         elif kind == "tray_mismatch":
             trays, scores = detail["trays"], detail["scores"]
             text = tray_alert_text(trays, scores)
-            words = tray_alert_words(trays, scores, self.state.dealer, self.seat_names)
-            self.alerts.raise_alert("tray_mismatch", None, text, now, words=words)
+            dealer, names = self.state.dealer, self.seat_names
+            words = tray_alert_words(trays, scores, dealer, names)
+            params = tray_alert_params(trays, scores, dealer, names)
+            self.alerts.raise_alert("tray_mismatch", None, text, now, words=words, params=params)
         elif kind == "trays_match":
             self.alerts.resolve("tray_mismatch")
         return self.alerts.as_list() != before
 
     def raise_call(self, kind: Literal["staff_call", "last_game"], seat: int, now: float) -> None:
         """Raise a player's call for staff, its seat named in words as it is now."""
-        where = seat_words(seat, self.state.dealer, self.players, self.seat_names)
+        dealer, names = self.state.dealer, self.seat_names
+        where = seat_words(seat, dealer, self.players, names)
         text, words = call_words(kind, where)
-        self.alerts.raise_alert(kind, seat, text, now, where=where, words=words)
+        params = seat_params(seat, dealer, self.players, names)
+        self.alerts.raise_alert(kind, seat, text, now, where=where, words=words, params=params)
 
     def acknowledge_alert(self, alert_id: str, by: str, *, via: str) -> str | None:
         """Staff member ``by`` acknowledged an alert (from the parlor's dashboard, or

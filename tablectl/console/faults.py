@@ -99,8 +99,9 @@ class FaultFlow:
             core.resume_phase = core.phase
             await core.trigger("table_fault")
         self.text = fit(text or code.name.replace("_", " ").lower())
-        names = ", ".join(sorted(c.name for c in self.faults))
-        core.alerts.raise_alert("fault", None, f"{names}: {self.text}", core.wall_time())
+        codes = sorted(c.name for c in self.faults)
+        text = f"{', '.join(codes)}: {self.text}"
+        core.alerts.raise_alert("fault", None, text, core.wall_time(), params={"codes": codes})
         core.publish_state()
         core.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.ALARM, duration_ms=500))
 

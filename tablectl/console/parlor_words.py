@@ -11,10 +11,20 @@ from typing import Any, Literal
 from tablectl.console.model import Pending
 from tablectl.rules import events as ev
 
-__all__ = ["SEAT_WIND_WORDS", "call_words", "seat_words", "tray_alert_words", "win_values"]
+__all__ = [
+    "SEAT_WIND_WORDS",
+    "call_words",
+    "seat_params",
+    "seat_words",
+    "tray_alert_params",
+    "tray_alert_words",
+    "win_values",
+]
 
 #: Seat winds in words, from the dealer's.
 SEAT_WIND_WORDS = ("East", "South", "West", "North")
+#: The same winds as the alerts' params give them (a page words them in its language).
+SEAT_WIND_LETTERS = ("E", "S", "W", "N")
 #: What a seat's call alert says after its seat's words.
 _CALL_WORDS = {"staff_call": "staff call", "last_game": "last game"}
 
@@ -25,6 +35,17 @@ def seat_words(seat: int, dealer: int, players: int, names: Sequence[str] | None
     wind = SEAT_WIND_WORDS[(seat - dealer) % players]
     name = names[seat] if names is not None else None
     return f"{wind} ({name})" if name and name != wind else wind
+
+
+def seat_params(
+    seat: int, dealer: int, players: int, names: Sequence[str] | None
+) -> dict[str, Any]:
+    """A seat as an alert's params give it (MQTT revision 7): its number, its wind
+    letter from ``dealer`` and its player (None where the table has no name), the facts
+    :func:`seat_words` puts in English."""
+    name = names[seat] if names is not None else None
+    wind = SEAT_WIND_LETTERS[(seat - dealer) % players]
+    return {"seat": seat, "wind": wind, "player": name or None}
 
 
 def call_words(kind: Literal["staff_call", "last_game"], where: str) -> tuple[str, str]:
@@ -44,6 +65,21 @@ def tray_alert_words(
         if trays[s] != scores[s]
     )
     return "Trays differ: " + "; ".join(pairs)
+
+
+def tray_alert_params(
+    trays: Sequence[int], scores: Sequence[int], dealer: int, names: Sequence[str] | None
+) -> dict[str, Any]:
+    """The tray alert's params: each seat whose tray differs (:func:`seat_params`) with
+    its tray and its score, what :func:`tray_alert_words` says."""
+    players = len(trays)
+    return {
+        "trays": [
+            {**seat_params(s, dealer, players, names), "tray": trays[s], "score": scores[s]}
+            for s in range(players)
+            if trays[s] != scores[s]
+        ]
+    }
 
 
 def win_values(event: ev.Event, pending: Pending | None) -> list[dict[str, Any]]:

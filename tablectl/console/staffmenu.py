@@ -8,6 +8,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from firmware_bridge import messages as m
+from tablectl.alerts import check_stored_call
 from tablectl.console.confirm import ConfirmFlow
 from tablectl.console.core import TableCore
 from tablectl.console.hand import HandFlow
@@ -51,10 +52,13 @@ class StaffFlow:
         self.gate = gate
         #: Rules staff may pick for a new game on a console (RULES?); the current first.
         self.rules_menu = tuple(dict.fromkeys((core.rules_ref, *rules_menu)))
+        #: Called when :attr:`rules_menu` changed (a new game under other rules puts
+        #: them first): the daemon publishes the parlor's menu again.
+        self.on_menu_changed: Callable[[], None] | None = None
         self.load_rules = load_rules
         #: Seats a member at a console between games (entry 6); None: not offered.
         self.seating = seating
-        self._restored_calls: list[int] = []
+        self._restored_calls: list[dict[str, Any] | int] = []
 
     async def staff_prompt(self, seat: int, key: m.Key) -> None:
         """``STAFF?``: 0 calls staff; the other entries ask for the PIN."""
@@ -311,7 +315,9 @@ class StaffFlow:
                     }
                 )
         self.core.rules, self.core.rules_ref = rules, ref
-        self.rules_menu = tuple(dict.fromkeys((ref, *self.rules_menu)))
+        menu, self.rules_menu = self.rules_menu, tuple(dict.fromkeys((ref, *self.rules_menu)))
+        if self.rules_menu != menu and self.on_menu_changed is not None:
+            self.on_menu_changed()
         self.core.pending = None
         self.core.claim_deadline = None
         self.trays.override = False
@@ -349,18 +355,26 @@ class StaffFlow:
     # ------------------------------------------------------------------ stored flow
 
     def snapshot(self) -> dict[str, Any]:
-        """The PIN gate's failures and lockout, and the staff calls not yet answered."""
-        return {
+        """The PIN gate's failures and lockout, and the calls not yet answered."""
+        snapshot: dict[str, Any] = {
             "staff_failures": self.gate.failures,
             "staff_locked_s": round(self.gate.locked_for(), 3),
             # Staff calls nobody answered yet: a restart must not silence them. (LAST
             # GAME and a tray mismatch come back from the consoles and trays.)
             "staff_calls": self.core.alerts.seats("staff_call"),
         }
+        calls = self.core.alerts.calls()
+        if calls:
+            # The open calls (staff calls, LAST GAME) with the words they were raised
+            # with: a restart must not re-word them (the dealer may have moved on). Only
+            # when there are some: snapshots without calls stay as they were.
+            snapshot["calls"] = calls
+        return snapshot
 
     def key(self) -> Hashable:
         """The durable part of :meth:`snapshot` (not the lockout's running time)."""
-        return (self.gate.failures, tuple(self.core.alerts.seats("staff_call")))
+        calls = tuple((c["kind"], c["seat"], c["words"]) for c in self.core.alerts.calls())
+        return (self.gate.failures, calls)
 
     def restore(self, snapshot: dict[str, Any]) -> Callable[[], None]:
         """Read :meth:`snapshot`'s part; the returned call takes it up (the staff calls
@@ -368,7 +382,11 @@ class StaffFlow:
         TypeError) on a bad one."""
         failures = int(snapshot.get("staff_failures", 0))
         locked_s = float(snapshot.get("staff_locked_s", 0.0))
-        calls = [int(s) for s in snapshot.get("staff_calls", [])]
+        calls: list[dict[str, Any] | int]
+        if "calls" in snapshot:
+            calls = [check_stored_call(call) for call in snapshot["calls"]]
+        else:  # stored before the calls kept their words: the staff calls' seats only
+            calls = [int(s) for s in snapshot.get("staff_calls", [])]
 
         def commit() -> None:
             self.gate.failures = failures
@@ -378,8 +396,12 @@ class StaffFlow:
         return commit
 
     def restore_alerts(self) -> None:
-        """The restored staff calls stand as alerts again."""
+        """The restored calls stand as alerts again, worded as when they were raised
+        (a call stored by seat only is worded as the table is now)."""
         now = self.core.wall_time()
-        for seat in self._restored_calls:
-            self.core.raise_call("staff_call", seat, now)
+        for call in self._restored_calls:
+            if isinstance(call, int):
+                self.core.raise_call("staff_call", call, now)
+            else:
+                self.core.alerts.restore_call(call)
         self._restored_calls = []

@@ -18,6 +18,7 @@ import importlib.util
 import json
 import logging
 import os
+import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -184,11 +185,16 @@ def merge_games(model: ParlorModel, games: list[dict[str, Any]]) -> bool:
 
 
 async def follow_ledger(
-    books: Books, model: ParlorModel, notify: Callable[[set[str]], None]
+    books: Books,
+    model: ParlorModel,
+    notify: Callable[[set[str]], None],
+    poll_s: float = LEDGER_POLL_S,
+    now: Callable[[], float] = time.time,
 ) -> None:
-    """Read the ledger's finished games now and every :data:`LEDGER_POLL_S`, into the
-    model: a dashboard restarted, or down while games finished, lists them all. A
-    database that cannot be read is logged once, and tried again."""
+    """Read the ledger's finished games now and every ``poll_s``, into the model: a
+    dashboard restarted, or down while games finished, lists them all. A database that
+    cannot be read is logged once, tried again, and shown on the page (the model's
+    ``ledger`` health) until a read works."""
     failing = False
     while True:
         try:
@@ -196,15 +202,18 @@ async def follow_ledger(
         except DatabaseError as exc:
             if not failing:
                 _log.warning("the ledger cannot be read (tried again every %g s): %s",
-                             LEDGER_POLL_S, exc)  # fmt: skip
+                             poll_s, exc)  # fmt: skip
             failing = True
+            notify(model.ledger_read(str(exc) or type(exc).__name__, now()))
         else:
             if failing:
                 _log.info("the ledger can be read again")
             failing = False
+            changed = model.ledger_read(None, now())
             if merge_games(model, games):
-                notify({"games"})
-        await asyncio.sleep(LEDGER_POLL_S)
+                changed.add("games")
+            notify(changed)
+        await asyncio.sleep(poll_s)
 
 
 def load_books(config: str | None) -> Books:

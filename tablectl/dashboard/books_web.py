@@ -26,7 +26,8 @@ from tablectl.dashboard.auth import Session
 from tablectl.dashboard.books import Books, DatabaseError
 from tablectl.dashboard.model import ParlorModel
 from tablectl.seating import check_names
-from tablectl.seating_players import MEMBER_DIGITS, PlayerListError
+from tablectl.seating_players import guest_name
+from tablectl.seating_players import resolve_seats as resolve_player_seats
 
 __all__ = ["SeatSender", "add_books_routes", "guest_name"]
 
@@ -50,37 +51,11 @@ class _Staff(Protocol):
     def now(self) -> float: ...
 
 
-def guest_name(table: str, seat: int) -> str:
-    """The name of a guest left unnamed in ``seat`` (like the ledger's chairs, one per
-    table and seat: two unnamed guests never add up as one player)."""
-    return f"{table} guest {seat}"
-
-
 def resolve_seats(table: str, seats: list[Any], books: Books) -> list[str] | str:
-    """The names for ``seats`` (member numbers looked up, guests named), or why not."""
-    names: list[str] = []
-    players = None
-    for seat, given in enumerate(seats):
-        if not isinstance(given, str):
-            return f"seat {seat}: a member number or a name"
-        text = given.strip()
-        if not text:
-            names.append(guest_name(table, seat))
-        elif text.isascii() and text.isdigit() and len(text) <= MEMBER_DIGITS:
-            if players is None:
-                try:
-                    players = books.players()
-                except PlayerListError as exc:
-                    return f"the player list cannot be read: {exc}"
-                if players is None:
-                    return "no player list is configured ([seating] players): give names"
-            name = players.name(text)
-            if name is None:
-                return f"seat {seat}: no member {text} in the player list"
-            names.append(name)
-        else:
-            names.append(text)
-    return names
+    """The names for ``seats`` (member numbers looked up in the dashboard's player list,
+    guests named), or why not."""
+    no_list = "no player list is configured ([seating] players): give names"
+    return resolve_player_seats(table, seats, books.players, no_list)
 
 
 class _BooksRoutes:

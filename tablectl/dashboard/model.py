@@ -6,7 +6,8 @@ payload) and returns the keys of what changed, which the web layer pushes to the
 
 * ``"table:<t>"``: that table's card, its alerts or its hands;
 * ``"games"``: the list of finished games;
-* ``"broker"``: whether the dashboard is connected to the broker.
+* ``"broker"``: whether the dashboard is connected to the broker;
+* ``"ledger"``: whether the parlor's ledger works (:mod:`tablectl.dashboard.ledger_health`).
 
 The payloads come from the broker, where any client with write access could publish
 anything: every field is checked for its type and bounded in size, and a message that
@@ -21,6 +22,8 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
+
+from tablectl.dashboard.ledger_health import LEDGER_KEY, LedgerHealth, ledger_status_filter
 
 __all__ = [
     "LEAVES",
@@ -69,8 +72,9 @@ MAX_YAKU = 24
 
 
 def subscriptions(prefix: str) -> list[str]:
-    """The topic filters the dashboard subscribes to under ``prefix``."""
-    return [f"{prefix}/{VERSION}/+/{leaf}" for leaf in LEAVES]
+    """The topic filters the dashboard subscribes to under ``prefix``: every table's
+    leaves and the ledger service's status."""
+    return [f"{prefix}/{VERSION}/+/{leaf}" for leaf in LEAVES] + [ledger_status_filter(prefix)]
 
 
 def parse_topic(prefix: str, topic: str) -> tuple[str, str] | None:
@@ -225,6 +229,47 @@ def _hand_result(value: Any, players: int) -> dict[str, Any] | None:
     }
 
 
+def _seat_params(value: Any, players: int) -> dict[str, Any] | None:
+    """A seat as an alert's params give it (MQTT revision 7): seat, wind letter, player."""
+    if not isinstance(value, dict):
+        return None
+    seat, wind = _int(value.get("seat")), value.get("wind")
+    if seat is None or not 0 <= seat < players or wind not in WINDS:
+        return None
+    return {"seat": seat, "wind": wind, "player": _text(value.get("player"), 40)}
+
+
+def _alert_params(value: Any, players: int) -> dict[str, Any] | None:
+    """An alert's params (MQTT revision 7), what the page words in its own language:
+    the seat of a call, each differing tray, a fault's codes, a stall's phase; None
+    before revision 7 or for a bad one (the page shows the table's words then)."""
+    if not isinstance(value, dict):
+        return None
+    out: dict[str, Any] = {}
+    seat = _seat_params(value, players)
+    if seat is not None:
+        out.update(seat)
+    trays = value.get("trays")
+    if isinstance(trays, list):
+        kept = []
+        for raw in trays[:players]:
+            entry = _seat_params(raw, players)
+            if entry is None:
+                return None
+            tray, score = _int(raw.get("tray")), _int(raw.get("score"))
+            if tray is None or score is None:
+                return None
+            kept.append({**entry, "tray": tray, "score": score})
+        out["trays"] = kept
+    codes = value.get("codes")
+    if isinstance(codes, list):
+        out["codes"] = [c[:32] for c in codes[:16] if isinstance(c, str)]
+    phase, idle = _text(value.get("phase"), 32), _num(value.get("idle_s"))
+    if phase is not None and idle is not None:
+        out.update(phase=phase, idle_s=idle)
+    return out
+
+
 def _decode(payload: bytes) -> Any:
     if len(payload) > MAX_PAYLOAD:
         return None
@@ -337,6 +382,8 @@ class ParlorModel:
         #: Finished games by game id, oldest first (bounded by ``MAX_GAMES``).
         self.games: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.broker_connected = False
+        #: The ledger service's status and the dashboard's own reads of its database.
+        self.ledger = LedgerHealth()
         #: Messages that did not fit the contract and were ignored.
         self.ignored = 0
 
@@ -344,6 +391,12 @@ class ParlorModel:
 
     def apply(self, topic: str, payload: bytes, now: float) -> set[str]:
         """Fold one MQTT message in; the keys of what changed (empty if nothing did)."""
+        if topic == ledger_status_filter(self.prefix):
+            changed_ledger = self.ledger.status(payload, now)
+            if changed_ledger is None:
+                self.ignored += 1
+                return set()
+            return changed_ledger
         where = parse_topic(self.prefix, topic)
         if where is None:
             self.ignored += 1
@@ -380,6 +433,10 @@ class ParlorModel:
             return set()
         self.broker_connected = connected
         return {"broker"}
+
+    def ledger_read(self, error: str | None, now: float) -> set[str]:
+        """Record whether the dashboard's last read of the ledger's database worked."""
+        return self.ledger.read(error, now)
 
     def _availability(self, table: TableView, payload: bytes, now: float) -> set[str] | None:
         text = payload.decode("utf-8", "replace").strip()
@@ -454,6 +511,8 @@ class ParlorModel:
                     # raised (MQTT revision 5; None before it: the page names the seat).
                     "where": _text(raw.get("where"), 80),
                     "words": _text(raw.get("words")),
+                    # The same as values, for the page to word (MQTT revision 7).
+                    "params": _alert_params(raw.get("params"), players),
                 }
             )
         phase = _text(data.get("phase"), 32)
@@ -596,6 +655,8 @@ class ParlorModel:
             return {"games": list(reversed(self.games.values()))}
         if key == "broker":
             return {"broker": self.broker_connected}
+        if key == LEDGER_KEY:
+            return {"ledger": self.ledger.as_json()}
         table_id = key.removeprefix("table:")
         table = self.tables.get(table_id)
         return {"table": table.as_json() if table else None, "id": table_id}
@@ -606,4 +667,5 @@ class ParlorModel:
             "broker": self.broker_connected,
             "tables": [self.tables[t].as_json() for t in sorted(self.tables)],
             "games": list(reversed(self.games.values())),
+            "ledger": self.ledger.as_json(),
         }

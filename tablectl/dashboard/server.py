@@ -55,7 +55,9 @@ async def serve(
         site = await start_site(runner, settings.listen_host, settings.listen_port)
         link_task = asyncio.create_task(link.run())
         if books.ledger is not None:
-            ledger_task = asyncio.create_task(follow_ledger(books, model, hub.notify))
+            ledger_task = asyncio.create_task(
+                follow_ledger(books, model, hub.notify, settings.ledger_poll_s)
+            )
         _log.info(
             "dashboard on http://%s:%s/ (broker %s:%s)",
             settings.listen_host,

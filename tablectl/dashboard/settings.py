@@ -14,6 +14,7 @@ Config file (every key optional; the command line wins over the file)::
     staff_password_hash = "pbkdf2_sha256$..."   # tablectl dashboard-password
     view_password_hash = "pbkdf2_sha256$..."    # tablectl dashboard-password --view
     command_secret = "..."                      # tablectl mqtt-secret (the tables' too)
+    ledger_poll_s = 30                          # how often the ledger's games are read
 """
 
 from __future__ import annotations
@@ -53,7 +54,11 @@ _KEYS = {
     "staff_password_hash",
     "view_password_hash",
     "command_secret",
+    "ledger_poll_s",
 }
+#: How often the ledger's database is read by default (s), and the bounds of the setting.
+DEFAULT_LEDGER_POLL_S = 30.0
+LEDGER_POLL_RANGE = (1.0, 3600.0)
 
 
 class SettingsError(ValueError):
@@ -74,6 +79,8 @@ class DashboardSettings:
         view_hash: a password to view the page at all (``None``: anyone who reaches it).
         command_secret: what staff requests to the tables are signed with (``None``:
             sent unsigned, for tables in ``commands = "broker-acl"``); not in the repr.
+        ledger_poll_s: how often the ledger's database is read (its finished games, and
+            whether it can be read at all), with a ``[ledger]`` section.
     """
 
     broker_host: str
@@ -88,6 +95,7 @@ class DashboardSettings:
     staff_hash: PinHash | None = None
     view_hash: PinHash | None = None
     command_secret: str | None = field(default=None, repr=False)
+    ledger_poll_s: float = DEFAULT_LEDGER_POLL_S
 
     @property
     def open_staff(self) -> bool:
@@ -155,7 +163,15 @@ def _read_file(path: Path) -> dict[str, Any]:
     if unknown:
         raise SettingsError(f"{path}: unknown option in [dashboard]: {unknown[0]!r}")
     for key, value in section.items():
-        if not isinstance(value, str):
+        if key == "ledger_poll_s":
+            low, high = LEDGER_POLL_RANGE
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise SettingsError(f"{path}: [dashboard] ledger_poll_s must be a number")
+            if not low <= value <= high:
+                raise SettingsError(
+                    f"{path}: [dashboard] ledger_poll_s must be {low:g} to {high:g} seconds"
+                )
+        elif not isinstance(value, str):
             raise SettingsError(f"{path}: [dashboard] {key} must be a string")
     return section
 
@@ -215,4 +231,5 @@ def load_settings(
         staff_hash=hashes["staff_password_hash"],
         view_hash=hashes["view_password_hash"],
         command_secret=secret,
+        ledger_poll_s=float(section.get("ledger_poll_s", DEFAULT_LEDGER_POLL_S)),
     )

@@ -90,9 +90,17 @@ async def test_an_open_staff_call_survives_a_daemon_restart() -> None:
     await rig.key(0, K.LAST_GAME)
     snapshot = json.loads(json.dumps(rig.table.flow_snapshot()))
     assert snapshot["staff_calls"] == [3]
+    assert [(c["kind"], c["seat"]) for c in snapshot["calls"]] == [("staff_call", 3),
+                                                                   ("last_game", 0)]  # fmt: skip
     after = Rig("jboy", state=rig.table.state)
     after.table.restore_flow(snapshot)
     kinds = [(a["kind"], a["seat"]) for a in after.table.alerts.as_list()]
+    assert kinds == [("staff_call", 3), ("last_game", 0)]
+    # A flow stored before the calls kept their words (seats only) still restores them.
+    old = {k: v for k, v in snapshot.items() if k != "calls"}
+    before = Rig("jboy", state=rig.table.state)
+    before.table.restore_flow(old)
+    kinds = [(a["kind"], a["seat"]) for a in before.table.alerts.as_list()]
     assert kinds == [("staff_call", 3), ("last_game", 0)]
 
 
@@ -156,3 +164,23 @@ async def test_alerts_name_the_seat_and_player_in_words_fixed_when_raised() -> N
         tray["words"]
         == f"Trays differ: South (Chie) tray {scores[2] - 1000:,}, score {scores[2]:,}"
     )
+    # The same as values, for a page in another language (MQTT revision 7).
+    alerts = publisher.states[-1]["alerts"]
+    assert [a["params"] for a in alerts] == [
+        {"seat": 1, "wind": "S", "player": "Ben"},
+        {"seat": 3, "wind": "W", "player": "Dai"},
+        {"trays": [{"seat": 2, "wind": "S", "player": "Chie", "tray": scores[2] - 1000,
+                    "score": scores[2]}]},
+    ]  # fmt: skip
+
+    # A daemon restarted now (Ben deals) raises the calls again as they were raised.
+    snapshot = json.loads(json.dumps(rig.table.flow_snapshot()))
+    after = Rig("jboy", state=rig.table.state, seat_names=["Aki", "Ben", "Chie", "Dai"])
+    after.table.restore_flow(snapshot)
+    restored = [a for a in after.table.alerts.as_list() if a["kind"] != "tray_mismatch"]
+    assert [(a["where"], a["words"], a["params"]["wind"]) for a in restored] == [
+        ("South (Ben)", "South (Ben): staff call", "S"),
+        ("West (Dai)", "West (Dai): last game", "W"),
+    ]
+    since = {a["kind"]: a["since"] for a in alerts}
+    assert [a["since"] for a in restored] == [since["staff_call"], since["last_game"]]

@@ -114,6 +114,7 @@ async def test_a_staff_ack_from_the_parlor_ends_a_staff_call(
     config = config_for(url, "jboy", journal_path, table_id="t4", mqtt=settings, staff=staff)
     states: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
+    menus: list[dict[str, Any]] = []
 
     async with aiomqtt.Client("127.0.0.1", mosquitto.port) as parlor:
         await parlor.subscribe("tablectl/v1/t4/#", qos=1)
@@ -129,6 +130,8 @@ async def test_a_staff_ack_from_the_parlor_ends_a_staff_call(
                         events.append(value)
                     if str(message.topic).endswith("/state"):
                         states.append(value)
+                    if str(message.topic).endswith("/menu"):
+                        menus.append(value)
                     if states and want(states[-1]):
                         return states[-1]
             raise AssertionError("unreachable")
@@ -179,6 +182,11 @@ async def test_a_staff_ack_from_the_parlor_ends_a_staff_call(
             ]  # fmt: skip
             menu = "are not on this table's menu (jboy, kenko)"
             assert refused[1]["why"] == f"rules '/etc/passwd' {menu}"
+            # The menu puts the rules in play first, and the page hears it (retained).
+            assert menus[0]["rules_menu"] == ["jboy", "kenko"]
+            if menus[-1]["rules_menu"] != ["kenko", "jboy"]:
+                await next_state(lambda s: menus[-1]["rules_menu"] == ["kenko", "jboy"])
+            assert menus[-1]["rules_menu"] == ["kenko", "jboy"]
         finally:
             daemon.stop.set()
             await task

@@ -412,8 +412,11 @@ async def test_last_will_marks_killed_daemon_offline(mosquitto: Broker) -> None:
 
 
 async def test_broker_restart_reconnects_and_republishes(mosquitto: Broker) -> None:
-    """Broker down: publish calls return without waiting; broker back: latest state."""
+    """Broker down: publish calls return without waiting; broker back: latest state, and
+    the staff menu (published once, at the daemon's start)."""
+    menu = {"table": "t1", "rules_menu": ["kenko"], "commands": ["undo", "new_game"]}
     async with TablePublisher(settings_for(mosquitto), "t1", 4) as publisher:
+        publisher.publish_menu(menu)
         publisher.publish_state({**STATE, "honba": 0})
         await wait_until(idle(publisher))
 
@@ -440,6 +443,8 @@ async def test_broker_restart_reconnects_and_republishes(mosquitto: Broker) -> N
             mosquitto, "tablectl/v1/t1/availability", {"tablectl/v1/t1/availability"}
         )
         assert got["tablectl/v1/t1/availability"] == b"online"
+        got = await retained(mosquitto, "tablectl/v1/t1/menu", {"tablectl/v1/t1/menu"})
+        assert json.loads(got["tablectl/v1/t1/menu"]) == {"v": 1, **menu}
 
 
 async def test_auth_wrong_password_logs_and_retries_right_one_works(

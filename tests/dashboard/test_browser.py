@@ -441,10 +441,13 @@ def test_staff_read_words_values_and_act_from_a_wall_screen(
     # t1: no names, seat 1 deals and is in riichi: "East" with both marks beside it.
     call = {"id": "a3", "kind": "staff_call", "seat": 2, "text": "STAFF CALL",
             "since": time.time(), "acked_by": None, "where": "South (Chie)",
-            "words": "South (Chie): staff call"}  # fmt: skip
+            "words": "South (Chie): staff call",
+            "params": {"seat": 2, "wind": "S", "player": "Chie"}}  # fmt: skip
     tray = {"id": "a4", "kind": "tray_mismatch", "seat": None, "text": "TRAY 1:37300/38300",
             "since": time.time(), "acked_by": None, "where": None,
-            "words": "Trays differ: East (Ben) tray 37,300, score 38,300"}  # fmt: skip
+            "words": "Trays differ: East (Ben) tray 37,300, score 38,300",
+            "params": {"trays": [{"seat": 1, "wind": "E", "player": "Ben", "tray": 37300,
+                                  "score": 38300}]}}  # fmt: skip
     t1 = state(names=None, dealer=1, riichi=[1], alerts=[call, tray])
     tables.publish("t1", "availability", "online", retain=True)
     tables.publish("t1", "state", t1, retain=True)
@@ -472,6 +475,17 @@ def test_staff_read_words_values_and_act_from_a_wall_screen(
     alert = _text(browser, 'li.alert[data-alert="a3"]')
     assert "South (Chie): staff call" in alert and "West" not in alert
     assert "East (Ben) tray 37,300, score 38,300" in _text(browser, 'li.alert[data-alert="a4"]')
+    # In Japanese, from the alerts' params (MQTT revision 7), not the table's English.
+    _click(browser, "the language button", "#lang")
+    call_row = 'li.alert[data-alert="a3"]'
+    _wait(browser, "the call in Japanese",
+          lambda d: "南 (Chie): スタッフ呼び出し" in _text(d, call_row))  # fmt: skip
+    assert "staff call" not in _text(browser, call_row)
+    assert "点棒トレイ不一致: 東 (Ben) トレイ 37,300、点数 38,300" in _text(
+        browser, 'li.alert[data-alert="a4"]'
+    )
+    _click(browser, "the language button", "#lang")
+    _wait(browser, "English again", lambda d: "staff call" in _text(d, call_row))
 
     # The hand: its value and yaku, its winds (East 1: seat 0 dealt), its riichi.
     tables.publish("t1", "hands", hand)  # not retained: once the dashboard listens

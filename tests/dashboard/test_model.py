@@ -67,6 +67,7 @@ def test_topics() -> None:
         "tablectl/v1/+/games",
         "tablectl/v1/+/hands",
         "tablectl/v1/+/menu",
+        "tablectl/ledger/v1/status",
     ]
     assert parse_topic("parlor/a", "parlor/a/v1/t1/state") == ("t1", "state")
     assert parse_topic("tablectl", "tablectl/t1/state") is None  # the old, unversioned tree
@@ -431,6 +432,21 @@ def test_alerts_keep_the_tables_words_and_a_hand_its_own_winds_and_values() -> N
     first, second = model.view("table:t1")["table"]["alerts"]
     assert (first["where"], first["words"]) == ("South (Ben)", "South (Ben): staff call")
     assert (second["where"], second["words"]) == (None, None)  # a table before revision 5
+    assert first["params"] is None and second["params"] is None  # before revision 7
+    # Revision 7: the same as values, which the page words in its language; a bad
+    # seat or tray drops them (the page shows the words then).
+    seat = {"seat": 1, "wind": "S", "player": "Ben"}
+    trays = {"trays": [{"seat": 2, "wind": "W", "player": None, "tray": 24000, "score": 25000}]}
+    tray = {**call, "id": "a3", "kind": "tray_mismatch", "seat": None, "where": None,
+            "text": "TRAY 2:24000/25000", "params": trays}  # fmt: skip
+    stall = {**call, "id": "a4", "kind": "stalled", "seat": None, "where": None,
+             "params": {"phase": "play", "idle_s": 312.5}}  # fmt: skip
+    bad = {**call, "id": "a5", "seat": 0, "params": {"trays": [{"seat": 7, "wind": "E"}]}}
+    payload = state(alerts=[{**call, "params": seat}, tray, stall], dealer=2)
+    check("tablectl/v1/t1/state", json.dumps(payload).encode())
+    put(model, "t1", "state", {**payload, "alerts": [*payload["alerts"], bad]})
+    shown = [a["params"] for a in model.view("table:t1")["table"]["alerts"]]
+    assert shown == [seat, trays, {"phase": "play", "idle_s": 312.5}, None]
     hand = {
         "v": 1, "table": "t1", "game_id": "g1", "hand": 2, "round": {"wind": "E", "number": 2},
         "honba": 0, "result": "ron", "winners": [0], "from": [3],
@@ -466,3 +482,38 @@ def test_the_staff_menu_comes_from_the_table_and_defaults_to_the_old_commands() 
     assert model.view("table:t1")["table"]["menu"]["rules_menu"] == ["kenko", "mleague"]
     assert put(model, "t1", "menu", {"rules_menu": "kenko", "commands": []}) == set()
     assert model.ignored == 1
+
+
+def test_the_ledgers_health_from_its_status_and_the_dashboards_reads() -> None:
+    """Issue #30: the page says when the ledger service is offline or without its
+    database (since when, kept while it stays in trouble), and when the dashboard's own
+    reads of its database fail; each clears when it is over."""
+    model = ParlorModel()
+    topic = "tablectl/ledger/v1/status"
+
+    def status(state: str, database: str, now: float) -> set[str]:
+        payload = {"v": 1, "state": state, "instance": "a" * 32, "database": database}
+        return model.apply(topic, json.dumps(payload).encode(), now)
+
+    assert model.view("ledger") == {"ledger": {"state": None, "database": None,
+        "trouble_since": None, "read_error": None, "read_since": None}}  # fmt: skip
+    assert status("online", "up", NOW) == {"ledger"}
+    assert model.snapshot()["ledger"]["trouble_since"] is None
+    assert status("online", "down", NOW + 1) == {"ledger"}
+    assert status("offline", "down", NOW + 2) == {"ledger"}
+    assert model.ledger.trouble_since == NOW + 1  # in trouble since the database went
+    assert status("offline", "down", NOW + 3) == set()  # the retained copy again
+    assert status("online", "up", NOW + 4) == {"ledger"}
+    assert model.ledger.trouble_since is None
+    before = model.ignored
+    assert model.apply(topic, b"offline", NOW) == set()
+    assert model.apply(topic, b'{"state": "gone", "database": "up"}', NOW) == set()
+    assert model.ignored == before + 2 and model.ledger.state == "online"
+
+    assert model.ledger_read("ledger.sqlite3: no ledger database there", NOW) == {"ledger"}
+    assert model.ledger_read("ledger.sqlite3: no ledger database there", NOW + 30) == set()
+    assert model.ledger_read("ledger.sqlite3: disk I/O error", NOW + 60) == {"ledger"}
+    assert model.ledger.read_since == NOW  # failing since the first failure
+    assert model.ledger_read(None, NOW + 90) == {"ledger"}
+    assert model.ledger.read_error is None and model.ledger.read_since is None
+    assert model.ledger_read(None, NOW + 120) == set()

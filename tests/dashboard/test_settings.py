@@ -73,12 +73,17 @@ def test_config_file(tmp_path: Path) -> None:
     assert (s.broker_host, s.broker_port, s.broker_tls) == ("broker.local", 8884, True)
     assert (s.listen_port, s.prefix, s.mqtt_username) == (9000, "parlor", "dashboard")
     assert load_settings("mqtt://other:1", None, str(config), "p2").broker_host == "other"
+    assert s.ledger_poll_s == 30.0
+    config.write_text("[dashboard]\nledger_poll_s = 2\n")
+    assert load_settings("mqtt://other:1", None, str(config)).ledger_poll_s == 2.0
     for text, says in (
         ("[dashboard\n", "not valid TOML"),
         ("[dashboard]\nbrokr = 'x'\n", "unknown option"),
         ("[dashboard]\nlisten = 80\n", "must be a string"),
         ("[dashboard]\nstaff_password_hash = 'nope'\n", "staff_password_hash"),
         ("dashboard = 3\n", "must be a table"),
+        ("[dashboard]\nledger_poll_s = '5'\n", "ledger_poll_s must be a number"),
+        ("[dashboard]\nledger_poll_s = 0.5\n", "ledger_poll_s must be 1 to 3600 seconds"),
     ):
         config.write_text(text)
         with pytest.raises(SettingsError, match=says):

@@ -14,8 +14,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from hw_sim import SimTable
+from tablectl.cli import main
 from tablectl.config import StaffSettings, config_for
+from tablectl.ctl import request
 from tablectl.daemon import Daemon
 from tablectl.journal import Journal
 from tablectl.rules.loader import load_rules
@@ -139,6 +143,70 @@ async def test_staff_drive_a_running_table_from_the_admin_socket(tmp_path: Path)
             ("kenko", "playing"),
         ]
         assert all(len(a["scores"]) == 4 for a in actions if a["abandoned"])  # where it stood
+
+
+async def test_staff_seat_players_from_the_command_line_between_games_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tablectl ctl seat`` (issue #30): members of the table's player list, names and
+    guests for the next game, with the dashboard's refusals (an unknown member, a game in
+    play) as one line and exit 1. In this process (the command's ``main`` in a thread):
+    the daemon and the table's simulator are the real ones, no bots (the test rolls)."""
+    socket = tmp_path / "ctl.sock"
+    journal_path = tmp_path / "journal.sqlite3"
+    players = tmp_path / "players.csv"
+    players.write_text("member,name\n1024,Aoki Ken\n")
+    sim = SimTable(load_rules("jboy"), 3, autoplay=False)
+    url = await sim.start_pty()
+    staff = StaffSettings(socket=socket, players=players)
+    daemon = Daemon(config_for(url, "jboy", journal_path, staff=staff), claim_window_s=0.05)
+    task = asyncio.create_task(daemon.run())
+
+    async def seat(*args: str) -> tuple[int, str]:
+        code = await asyncio.to_thread(main, ["ctl", "seat", *args, "--socket", str(socket)])
+        out, err = capsys.readouterr()
+        return code, (out + err).strip()
+
+    try:
+        await _until(lambda: daemon.table is not None and daemon.table.phase == "table_walls_up")
+        table = daemon.table
+        assert table is not None
+        refused = "tablectl ctl seat: refused: "
+        assert await seat("99", "Chiba", "-", "-") == (
+            1, refused + "seat 0: no member 99 in the player list"
+        )  # fmt: skip
+        assert await seat("1024", "Chiba", "-") == (
+            1, refused + "seating needs 4 entries, one per seat"
+        )  # fmt: skip
+        assert await seat("1024", "1024", "-", "-") == (
+            1, refused + "one player cannot sit in two seats"
+        )  # fmt: skip
+        # What the command checks, the socket checks too (another client may write it).
+        for bad in (
+            {"cmd": "seat"},
+            {"cmd": "seat", "seats": [1, 2]},
+            {"cmd": "undo", "seats": None},
+        ):
+            reply = await asyncio.to_thread(request, socket, bad)
+            assert reply["ok"] is False and "'seats'" in reply["error"], reply
+        assert await seat("1024", "Chiba", "-", "-") == (0, "tablectl ctl seat: done")
+        names = ("Aoki Ken", "Chiba", "sim guest 2", "sim guest 3")
+        assert table.core.seat_names == names
+        sim.press(0, "OK")  # the dealer rolls: the game is in play
+        await _until(lambda: table.seating.unavailable() is not None)
+        assert await seat("--clear") == (
+            1, refused + "a game is in progress (hand 1): players change seats between games"
+        )  # fmt: skip
+        assert table.core.seat_names == names
+    finally:
+        daemon.stop.set()
+        await task
+        await sim.close()
+    with Journal.open(journal_path) as journal:
+        [game] = journal.games()
+        assert game.seats == names  # the game not yet begun is the seated players'
+        seatings = [n.detail for n in journal.notes() if n.kind == "staff_action"]
+        assert seatings == [{"action": "seat", "by": "ctl", "via": "ctl", "names": list(names)}]
 
 
 def test_ctl_without_a_daemon_says_so_in_one_line(tmp_path: Path) -> None:

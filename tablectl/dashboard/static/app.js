@@ -54,6 +54,13 @@ const I18N = {
       alert_ack: "acknowledgement", unknown: "a request", abandon: "abandon",
       tray_override: "tray override", chombo: "chombo", false_call: "false call" },
     han_fu: "{0} han {1} fu", han: "{0} han", yakuman: "yakuman", yakuman_n: "yakuman x{0}",
+    call_words: { staff_call: "{0}: staff call", last_game: "{0}: last game" },
+    seat_player: "{0} ({1})", trays_differ: "Trays differ: {0}",
+    tray_seat: "{0} tray {1}, score {2}", link_down_words: "no link to the table",
+    stalled_words: "no progress for {1} s ({0})",
+    ledger_read: "The ledger's database cannot be read since {0}: {1}. Finished games and the close may be out of date.",
+    ledger_offline: "The ledger is offline since {0}: the tables keep their finished games until it is back.",
+    ledger_db_down: "The ledger cannot use its database since {0}: the tables keep their finished games until it is back.",
   },
   ja: {
     title: "卓一覧", alerts: "アラート", tables: "卓", games: "終了した対局",
@@ -106,6 +113,13 @@ const I18N = {
       alert_ack: "確認", unknown: "要求", abandon: "中止", tray_override: "トレイ無視",
       chombo: "チョンボ", false_call: "誤ロン" },
     han_fu: "{0}翻{1}符", han: "{0}翻", yakuman: "役満", yakuman_n: "{0}倍役満",
+    call_words: { staff_call: "{0}: スタッフ呼び出し", last_game: "{0}: ラスト半荘" },
+    seat_player: "{0} ({1})", trays_differ: "点棒トレイ不一致: {0}",
+    tray_seat: "{0} トレイ {1}、点数 {2}", link_down_words: "卓との通信がありません",
+    stalled_words: "{1} 秒間進行なし ({0})",
+    ledger_read: "{0} から台帳のデータベースを読めません: {1}。終了した対局と締めは最新でない可能性があります。",
+    ledger_offline: "{0} から台帳サービスが停止しています。復旧するまで各卓が終了した対局を保持します。",
+    ledger_db_down: "{0} から台帳サービスがデータベースを使えません。復旧するまで各卓が終了した対局を保持します。",
   },
 };
 
@@ -115,7 +129,7 @@ const SEAT_COMMANDS = ["chombo", "false_call"];
 // The staff actions whose staff_action event answers the page (besides a correction).
 const ANSWERED = ["new_game", "tray_override", "chombo", "false_call"];
 
-const model = { tables: new Map(), games: [], broker: false, stream: false };
+const model = { tables: new Map(), games: [], broker: false, stream: false, ledger: null };
 let me = { user: null, staff: false, csrf: null, may_view: true, login_needed: true };
 let lang = localStorage.getItem("tablectl-lang") || document.documentElement.lang || "en";
 if (!(lang in I18N)) lang = "en";
@@ -252,6 +266,7 @@ function render() {
   setText($("lang"), lang === "ja" ? "English" : "日本語");
   $("lang").setAttribute("lang", lang === "ja" ? "en" : "ja");
   renderStatus();
+  renderLedger();
   renderAlerts();
   renderTables();
   renderDetail();
@@ -267,6 +282,48 @@ function renderStatus() {
   setText($("who"), me.user || "");
   $("login-open").hidden = Boolean(me.user) && (me.staff || !me.login_needed);
   $("logout").hidden = !me.user || !me.login_needed;
+}
+
+// The ledger's banner: the service offline or without its database (the tables keep
+// their games meanwhile), and the dashboard's own reads of the ledger's database failing.
+function renderLedger() {
+  const ledger = model.ledger || {};
+  const lines = [];
+  if (ledger.state === "offline") lines.push(t("ledger_offline", clockOf(ledger.trouble_since)));
+  else if (ledger.database === "down") lines.push(t("ledger_db_down", clockOf(ledger.trouble_since)));
+  if (ledger.read_error) lines.push(t("ledger_read", clockOf(ledger.read_since), ledger.read_error));
+  const banner = $("ledger-banner");
+  const shown = JSON.stringify(lines);
+  if (banner.dataset.shown === shown) return;
+  banner.dataset.shown = shown;
+  banner.replaceChildren(...lines.map((line) => el("p", {}, line)));
+  banner.hidden = lines.length === 0;
+}
+
+// A seat as an alert's params give it (fixed when it was raised): its wind then, and
+// its player.
+function paramSeat(params) {
+  const wind = sub("winds", params.wind);
+  return params.player ? t("seat_player", wind, params.player) : wind;
+}
+
+// What an alert says, in the page's language where the table sent its params (MQTT
+// revision 7); else the table's own words (English), or its short text.
+function alertWords(alert) {
+  const p = alert.params;
+  if (p) {
+    const call = (I18N[lang].call_words || I18N.en.call_words)[alert.kind];
+    if (call && p.wind) return call.replace("{0}", () => paramSeat(p));
+    if (alert.kind === "tray_mismatch" && Array.isArray(p.trays) && p.trays.length) {
+      return t("trays_differ", p.trays.map((x) => t("tray_seat", paramSeat(x), points(x.tray),
+        points(x.score))).join("; "));
+    }
+    if (alert.kind === "link_down") return t("link_down_words");
+    if (alert.kind === "stalled" && p.phase) {
+      return t("stalled_words", sub("phases", p.phase), Math.floor(p.idle_s));
+    }
+  }
+  return alert.words || alert.text;
 }
 
 function allAlerts() {
@@ -286,10 +343,10 @@ function renderAlerts() {
   if (shown === drawn.alerts) return;
   drawn.alerts = shown;
   const items = alerts.map(({ alert, table }) => {
-    // The table's own words, fixed when it raised the alert (they name the seat as it
-    // was then); from a table before them, the seat as it is now.
-    const where = alert.words ? null : seatLabel(table, alert.seat);
-    const text = alert.words || alert.text;
+    // The table's words or params, fixed when it raised the alert (they name the seat
+    // as it was then); from a table before them, the seat as it is now.
+    const where = alert.words || alert.params ? null : seatLabel(table, alert.seat);
+    const text = alertWords(alert);
     let action;
     if (alert.ack) {
       action = el("span", { class: "acked" }, "✓ ", t("acked_by", alert.ack.by));
@@ -582,6 +639,7 @@ function connect() {
     model.tables = new Map(data.tables.map((table) => [table.table, table]));
     model.games = data.games;
     model.broker = data.broker;
+    model.ledger = data.ledger || null;
     model.stream = true;
     loadMe(); // the dashboard may have restarted, and forgotten every session
     schedule();
@@ -590,6 +648,7 @@ function connect() {
     const data = JSON.parse(event.data);
     if ("games" in data) model.games = data.games;
     else if ("broker" in data) model.broker = data.broker;
+    else if ("ledger" in data) model.ledger = data.ledger;
     else if (data.table) model.tables.set(data.id, data.table);
     else model.tables.delete(data.id);
     schedule();
