@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -481,6 +482,7 @@ def test_staff_read_words_values_and_act_from_a_wall_screen(
     _wait(browser, "the call in Japanese",
           lambda d: "南 (Chie): スタッフ呼び出し" in _text(d, call_row))  # fmt: skip
     assert "staff call" not in _text(browser, call_row)
+    assert re.fullmatch(r"\d+(秒|分)前", _text(browser, f"{call_row} .alert-since"))  # not "0s前"
     assert "点棒トレイ不一致: 東 (Ben) トレイ 37,300、点数 38,300" in _text(
         browser, 'li.alert[data-alert="a4"]'
     )

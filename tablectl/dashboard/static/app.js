@@ -10,7 +10,8 @@ const I18N = {
     cancel: "Cancel", close: "Close", user: "Your name", password: "Staff password",
     connecting: "connecting", live: "live", broker_down: "broker unreachable",
     acknowledge: "Acknowledge", acked_by: "acknowledged by {0}", login_to_ack: "log in to acknowledge",
-    offline: "OFFLINE", link_down: "LINK DOWN", seat: "seat", ago: "{0} ago", hands_of: "Hands of {0}",
+    offline: "OFFLINE", link_down: "LINK DOWN", seat: "seat",
+    ago_s: "{0}s ago", ago_min: "{0}min ago", ago_h: "{0}h{1}m ago", hands_of: "Hands of {0}",
     honba: "{0} honba", deposits: "deposits {0}", tiles: "{0} tiles left", clock: "clock {0}",
     last_hand: "Last hand", rank: ["1st", "2nd", "3rd", "4th"], dealer: "D", riichi: "Riichi",
     no_hands: "No hand settled yet in this game.", hand: "#", round: "Round", kind: "Result",
@@ -69,7 +70,8 @@ const I18N = {
     cancel: "キャンセル", close: "閉じる", user: "名前", password: "スタッフパスワード",
     connecting: "接続中", live: "ライブ", broker_down: "ブローカー不通",
     acknowledge: "確認", acked_by: "{0} が確認済み", login_to_ack: "確認にはログインが必要",
-    offline: "オフライン", link_down: "通信断", seat: "席", ago: "{0}前", hands_of: "{0} の局一覧",
+    offline: "オフライン", link_down: "通信断", seat: "席",
+    ago_s: "{0}秒前", ago_min: "{0}分前", ago_h: "{0}時間{1}分前", hands_of: "{0} の局一覧",
     honba: "{0}本場", deposits: "供託 {0}", tiles: "残り{0}枚", clock: "経過 {0}",
     last_hand: "前局", rank: ["1位", "2位", "3位", "4位"], dealer: "親", riichi: "立直",
     no_hands: "この対局で精算済みの局はまだありません。", hand: "#", round: "局", kind: "結果",
@@ -195,9 +197,9 @@ function clockText(seconds) {
 function agoText(since) {
   if (typeof since !== "number") return "";
   const s = Math.max(0, Date.now() / 1000 - since);
-  const text = s < 60 ? `${Math.floor(s)}s` : s < 3600 ? `${Math.floor(s / 60)}min`
-    : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
-  return t("ago", text);
+  if (s < 60) return t("ago_s", Math.floor(s));
+  if (s < 3600) return t("ago_min", Math.floor(s / 60));
+  return t("ago_h", Math.floor(s / 3600), Math.floor((s % 3600) / 60));
 }
 
 // A Unix time as the local HH:MM (a stall's "since").
