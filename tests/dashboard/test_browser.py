@@ -2,9 +2,8 @@
 another process, headless Chromium through Selenium. The test plays the tables: it
 publishes their retained state, alerts, hands and games itself (docs/mqtt.md, v1).
 
-Saves the page as a picture in the test's temp folder, and as docs/dashboard.png (the
-picture in docs/dashboard.md) only when ``TABLECTL_UPDATE_SCREENSHOT=1``: a test run leaves
-the checkout as it found it.
+Saves the page as a picture in the test's temp folder (to look at when it fails); the
+pictures in docs/dashboard.md come from test_screenshots.py.
 """
 
 from __future__ import annotations
@@ -29,8 +28,6 @@ from tests.helpers import Broker, free_port, stop_process
 from tests.mqtt_contract import check
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The picture in docs/dashboard.md, rewritten only with TABLECTL_UPDATE_SCREENSHOT=1.
-DOCS_SCREENSHOT = ROOT / "docs" / "dashboard.png"
 PASSWORD = "staff password"
 #: The page must show an MQTT message within a second; a loaded CI machine gets slack.
 LIVE_WITHIN_S = 3.0
@@ -345,10 +342,6 @@ def test_the_page_shows_the_parlor_live(
     _wait(browser, "t2's faults", lambda d: "TILE_COUNT: wall 2 tile count" in _text(d, "#faults"))
     assert "Tsumo" in _text(browser, '#hands tr[data-hand="3"]')
     screenshot = tmp_path / "dashboard.png"
-    if os.environ.get("TABLECTL_UPDATE_SCREENSHOT") == "1":
-        # The docs' picture: a moment for the page to finish painting (fonts) first.
-        time.sleep(0.3)
-        screenshot = DOCS_SCREENSHOT
     assert browser.save_screenshot(str(screenshot)), f"no screenshot saved to {screenshot}"
 
     # A hand's chips; a game settled in P (money) beside one in points alone.
