@@ -43,6 +43,7 @@ from tablectl.journal import Journal
 from tablectl.mqtt_signing import new_secret
 from tests.dashboard.test_browser import PASSWORD, Dashboard
 from tests.helpers import Broker, free_port, stop_process
+from tests.ledger.test_close_records import sum_of_records
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = new_secret()
@@ -269,37 +270,6 @@ def run_cli(argv: list[str]) -> str:
     with contextlib.redirect_stdout(out):
         assert cli_main(argv) == 0, argv
     return out.getvalue()
-
-
-def add(total: int | None, value: int | None) -> int | None:
-    return value if total is None else total + (value or 0)
-
-
-def sum_of_records(records: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Per player and per table, the plain sums of the records' seats."""
-    players: dict[str, dict[str, Any]] = {}
-    tables: dict[str, dict[str, Any]] = {}
-    for record in records:
-        table = tables.setdefault(record["table"], {"games": 0, "fees": None})
-        table["games"] += 1
-        for seat, name in enumerate(record["seats"]):
-            row = players.setdefault(
-                name, {"games": 0, "places": [0, 0, 0, 0], "score": 0, "result": None,
-                       "chips": None, "fees": None, "p": None},
-            )  # fmt: skip
-            row["games"] += 1
-            row["places"][record["ranks"][seat] - 1] += 1
-            row["score"] += record["scores"][seat]
-            for key, column in (("result", "result"), ("chips", "chips"), ("p", "p"),
-                                ("fees", "fees")):  # fmt: skip
-                if record[column] is not None:
-                    row[key] = add(row[key], record[column][seat])
-            if record["fees"] is not None:
-                table["fees"] = add(table["fees"], record["fees"][seat])
-    for row in players.values():
-        if row["result"] is not None:
-            row["result"] = round(row["result"], 2)
-    return players, tables
 
 
 async def test_the_parlors_night_closes_as_the_tables_recorded_it(
