@@ -12,8 +12,9 @@ the page posts): member numbers from the player list, names and guests. Each tab
 a game; staff seat other players (two of them change tables); each plays another. Then
 ``tablectl ledger close --day D`` (JSON and CSV) per player and per table equals the sum
 of the two tables' own ``tablectl records`` (games, places, scores, results, chips, P,
-fees), the dashboard's close (``/api/close``, what its close view shows, and the CSV
-download) is the same, and each table's journal holds the seatings with who made them.
+fees), the dashboard's close is the same (``/api/close``, the CSV download, and the
+page's close view in headless Chromium after a staff login), and each table's journal
+holds the seatings with who made them.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from tablectl.cli import main as cli_main
 from tablectl.dashboard.auth import hash_password
 from tablectl.journal import Journal
 from tablectl.mqtt_signing import new_secret
-from tests.dashboard.test_browser import PASSWORD, Dashboard
+from tests.dashboard.test_browser import PASSWORD, Dashboard, _click, _wait
 from tests.helpers import Broker, free_port, stop_process
 from tests.ledger.test_close_records import sum_of_records
 
@@ -264,6 +265,36 @@ async def night(
         assert stop_process(ledger) == 0, ledger_log.read_text()
 
 
+#: Each row of the page's two close tables, as the cells' text, by one script (the page
+#: redraws while tables report).
+_CLOSE_ROWS = """
+return Array.from(document.querySelectorAll("#close-section table.close tbody tr"),
+  (tr) => Array.from(tr.cells, (td) => td.innerText.trim()));
+"""
+
+
+def page_close(driver: Any, url: str) -> dict[str, list[str]]:
+    """Log in on the page as staff and read its night's close: each row's cells by its
+    first (the player or the table)."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(url)
+    _click(driver, "the login button", "#login-open")
+    driver.find_element(By.ID, "login-user").send_keys(STAFF)
+    driver.find_element(By.ID, "login-password").send_keys(PASSWORD)
+    _click(driver, "the login form's button", "#login-submit")
+    rows = _wait(driver, "the close", lambda d: d.execute_script(_CLOSE_ROWS), timeout=20)
+    return {row[0]: row[1:] for row in rows}
+
+
+def on_the_page(player: dict[str, Any]) -> list[str]:
+    """A player's figures of the close as the page writes them (en-US thousands; the
+    result with one decimal, compared apart)."""
+    places = "/".join(map(str, player["places"]))
+    money = [f"{player[k]:,}" if player[k] is not None else "" for k in ("chips", "fees", "p")]
+    return [str(player["games"]), places, f"{player['score']:,}", *money]
+
+
 def run_cli(argv: list[str]) -> str:
     """``tablectl ARGV`` in this process: its stdout (exit 0 checked)."""
     out = io.StringIO()
@@ -273,7 +304,11 @@ def run_cli(argv: list[str]) -> str:
 
 
 async def test_the_parlors_night_closes_as_the_tables_recorded_it(
-    mosquitto: Broker, tmp_path: Path, database: str, parlor_config: tuple[Path, str]
+    mosquitto: Broker,
+    tmp_path: Path,
+    database: str,
+    parlor_config: tuple[Path, str],
+    browser: Any,
 ) -> None:
     config, day = parlor_config
     async with night(mosquitto, tmp_path, database, config, day) as parlor:
@@ -302,8 +337,9 @@ async def test_the_parlors_night_closes_as_the_tables_recorded_it(
                     if n.kind == "staff_action" and n.detail.get("action") == "seat"
                 ]
             assert seated == [(STAFF, "mqtt", names) for _typed, names in SEATINGS[table.id]]
-        on_page = json.loads(await parlor.dashboard_close(""))
+        from_dashboard = json.loads(await parlor.dashboard_close(""))
         csv_download = await parlor.dashboard_close(".csv")
+        page = await asyncio.to_thread(page_close, browser, parlor.dashboard.url)
     # Each game with the players seated for it.
     assert [(r["table"], r["seats"]) for r in records] == [
         (table_id, names) for table_id, seatings in SEATINGS.items() for _, names in seatings
@@ -311,7 +347,7 @@ async def test_the_parlors_night_closes_as_the_tables_recorded_it(
     close = ["ledger", "close", "--day", day, "--config", str(config)]
     night_close = json.loads(run_cli([*close, "--json"]))
     # The dashboard's close is the same figures, and its CSV the command's.
-    assert on_page == night_close
+    assert from_dashboard == night_close
     text = run_cli([*close, "--csv"])
     assert csv_download == text
     players, tables = sum_of_records(records)
@@ -333,3 +369,10 @@ async def test_the_parlors_night_closes_as_the_tables_recorded_it(
         name: [p["games"], *p["places"], p["score"], p["chips"], p["fees"], p["p"]]
         for name, p in players.items()
     }
+    # The page's close view writes the same figures.
+    for name, player in players.items():
+        games, places, score, result, *money = page[name]
+        assert [games, places, score, *money] == on_the_page(player), name
+        assert abs(float(result) - player["result"]) <= 0.05, name
+    for table_id, table in tables.items():
+        assert page[table_id] == [str(table["games"]), f"{table['fees']:,}"]
