@@ -138,6 +138,7 @@ class NightTable:
         return 0 if pending else int(acked)
 
     async def stop(self) -> None:
+        """SIGTERM the daemon (it must exit 0), then close the simulated table."""
         if self.daemon is not None:
             status = stop_process(self.daemon)
             assert status == 0, self.log.read_text()
@@ -149,7 +150,6 @@ class NightTable:
 class Parlor:
     """The night's servers and the staff member's dashboard session."""
 
-    database: str
     day: str
     tables: dict[str, NightTable]
     dashboard: Dashboard
@@ -169,6 +169,7 @@ class Parlor:
         return "\n".join(lines)
 
     async def login(self) -> None:
+        """Log in as staff (the page's login form's request); keep the CSRF token."""
         body = {"user": STAFF, "password": PASSWORD}
         async with self.http.post(self.dashboard.url + "api/login", json=body) as answer:
             assert answer.status == 200, await answer.text()
@@ -195,6 +196,7 @@ class Parlor:
         return names
 
     async def dashboard_close(self, suffix: str) -> str:
+        """The dashboard's close of the day: ``/api/close`` (JSON) or ``.csv``."""
         url = f"{self.dashboard.url}api/close{suffix}?day={self.day}"
         async with self.http.get(url) as answer:
             assert answer.status == 200, await answer.text()
@@ -233,9 +235,9 @@ def parlor_config(tmp_path: Path, database: str) -> tuple[Path, str]:
 
 
 @contextlib.asynccontextmanager
-async def night(
-    broker: Broker, folder: Path, database: str, config: Path, day: str
-) -> AsyncIterator[Parlor]:
+async def night(broker: Broker, folder: Path, config: Path, day: str) -> AsyncIterator[Parlor]:
+    """The ledger, the dashboard and the two tables running, staff not yet logged in;
+    each process must stop cleanly after."""
     ledger_log = folder / "ledger.log"
     broker_url = f"mqtt://{broker.host}:{broker.port}"
     ledger = spawn(["ledger", "run", "--config", str(config), "--broker", broker_url], ledger_log)
@@ -254,7 +256,7 @@ async def night(
             await table.start()
         jar = aiohttp.CookieJar(unsafe=True)  # the session cookie of 127.0.0.1
         async with aiohttp.ClientSession(cookie_jar=jar) as http:
-            yield Parlor(database, day, tables, dashboard, http, answers)
+            yield Parlor(day, tables, dashboard, http, answers)
     finally:
         listener.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -304,14 +306,11 @@ def run_cli(argv: list[str]) -> str:
 
 
 async def test_the_parlors_night_closes_as_the_tables_recorded_it(
-    mosquitto: Broker,
-    tmp_path: Path,
-    database: str,
-    parlor_config: tuple[Path, str],
-    browser: Any,
+    mosquitto: Broker, tmp_path: Path, parlor_config: tuple[Path, str], browser: Any
 ) -> None:
+    # parlor_config names the database: a SQLite file, then a PostgreSQL one.
     config, day = parlor_config
-    async with night(mosquitto, tmp_path, database, config, day) as parlor:
+    async with night(mosquitto, tmp_path, config, day) as parlor:
         try:
             async with asyncio.timeout(NIGHT_S):
                 await parlor.login()
