@@ -296,11 +296,13 @@ class BrokerLink:
         topics, outbox = self._topics, self._outbox
         announced = topics.announcement()
         outbox.announce(announced)
+        # Listening before saying online: a dashboard may send a staff request the
+        # moment it sees the table, and the broker drops one nobody subscribed to yet.
+        await client.subscribe([(topics.staff_ack, 1), (topics.staff_command, 1)])
         for topic, payload in announced.items():
             await self._send(client, Message(topic, payload, 1, True, Kind.RETAINED))
         # Guard them: on a broker without ACLs anyone may overwrite a retained topic.
         await client.subscribe([(topic, 1) for topic in topics.guarded(announced)])
-        await client.subscribe([(topics.staff_ack, 1), (topics.staff_command, 1)])
         if self.subscriptions:
             await client.subscribe([(topic, 1) for topic in self.subscriptions])
         outbox.resend_retained()

@@ -1,5 +1,5 @@
 """The game records (記録表): every finished game with its final scores and ranking, and
-where the preset settles in P each seat's chips and P.
+where the preset settles in P each seat's chips, P and the game fee it paid.
 
 Records live in the journal file (the ``records`` table), written by
 :meth:`tablectl.journal.Journal.finish_game` in the same transaction that marks the game
@@ -23,9 +23,9 @@ from typing import Any
 
 from tablectl.journal import Journal, JournalError
 
-#: Seats in the CSV: four columns each for names, scores, ranks, result points, chips and
-#: P; a three-player game leaves the fourth empty so every row has the same columns, and
-#: a preset without money leaves chips and P empty.
+#: Seats in the CSV: four columns each for names, scores, ranks, result points, chips, P
+#: and fees; a three-player game leaves the fourth empty so every row has the same
+#: columns, and a preset without money leaves chips, P and fees empty.
 CSV_SEATS = 4
 CSV_HEADER = (
     ["date", "table", "preset", "game"]
@@ -35,6 +35,7 @@ CSV_HEADER = (
     + [f"result{i}" for i in range(CSV_SEATS)]
     + [f"chips{i}" for i in range(CSV_SEATS)]
     + [f"p{i}" for i in range(CSV_SEATS)]
+    + [f"fee{i}" for i in range(CSV_SEATS)]
 )
 
 
@@ -46,7 +47,9 @@ class Record:
     :attr:`ranks` gives each seat's place instead.  ``result`` holds the result points
     (uma/oka, in thousands) per seat, or is empty when the rules have none. ``chips`` and
     ``p`` are each seat's net chips and its P (the settlement in points of account,
-    docs/rules.md "Money"), empty for a preset without money.
+    docs/rules.md "Money"), ``fees`` the game fee each seat paid (positive, as the
+    ledger's close counts it; its P already include it), all empty for a preset without
+    money.
     """
 
     game_id: str
@@ -63,6 +66,7 @@ class Record:
     last_game: tuple[int, ...] = ()
     chips: tuple[int, ...] = ()
     p: tuple[int, ...] = ()
+    fees: tuple[int, ...] = ()
 
     @property
     def players(self) -> int:
@@ -102,6 +106,7 @@ class Record:
             "last_game": list(self.last_game),
             "chips": list(self.chips) if self.p else None,
             "p": list(self.p) if self.p else None,
+            "fees": list(self.fees) if self.fees else None,
         }
 
 
@@ -123,12 +128,15 @@ def _last_game_calls(journal: Journal, game_id: str) -> tuple[int, ...]:
 
 
 def _money(money: Any) -> dict[str, tuple[int, ...]]:
-    """A stored final's ``money`` as the record's ``chips`` and ``p`` (none: empty)."""
+    """A stored final's ``money`` as the record's ``chips``, ``p`` and ``fees`` (none:
+    empty). The settlement stores a fee as a negative part of the total; the record
+    says what each seat paid."""
     if money is None:
         return {}
     return {
         "chips": tuple(int(c) for c in money["chips"]),
         "p": tuple(int(p) for p in money["total"]),
+        "fees": tuple(-int(f) for f in money.get("fee", ())),
     }
 
 
@@ -191,6 +199,7 @@ def to_csv(records: Sequence[Record], tz: tzinfo | None = None) -> str:
             + _cells([format_result(r) for r in rec.result])
             + _cells(rec.chips)
             + _cells(rec.p)
+            + _cells(rec.fees)
         )
     return buffer.getvalue()
 

@@ -2,11 +2,15 @@
 
 ``--device URL`` (or the environment variable ``TABLECTL_DEVICE``) points the
 hardware-in-the-loop tests (``tests/hil``) at a real table instead of a simulated one
-started in another process; see docs/hil.md."""
+started in another process; see docs/hil.md. The servers' fixtures (``postgres``,
+``database``, ``mosquitto``) are in tests/servers.py."""
 
 from __future__ import annotations
 
 import pytest
+
+#: The servers the tests start themselves (PostgreSQL, Mosquitto), for every folder.
+pytest_plugins = ["tests.servers"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -589,3 +589,40 @@ def test_staff_requests_from_the_broker_are_checked_before_the_daemon_sees_them(
         ("chombo", "Mika", None, 2),
         ("tray_override", "Mika", None, None),
     ]
+
+
+async def test_a_staff_request_sent_when_the_table_says_online_reaches_it(
+    mosquitto: Broker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table listens for staff requests before it says ``online``: a dashboard
+    that sends one the moment it sees the table (a seating, the first thing staff do
+    at a table just started) is heard. The table used to announce itself first and
+    subscribe after: a request in between was dropped by the broker, no subscriber,
+    and the page waited for an answer that never came (tests/parlor, with the daemon
+    busy starting on a loaded machine). The table here dwells after its ``online``, as
+    a busy one does, so the order decides."""
+    send = link_mod.BrokerLink._send
+
+    async def slow_after_online(self: Any, client: Any, message: Any) -> None:
+        await send(self, client, message)
+        if message.payload == b"online":
+            await asyncio.sleep(0.3)
+
+    monkeypatch.setattr(link_mod.BrokerLink, "_send", slow_after_online)
+    settings = settings_for(mosquitto, commands="broker-acl")
+    commands: list[str] = []
+    async with Client(mosquitto.host, mosquitto.port) as staff:
+        await staff.subscribe("tablectl/v1/t1/availability", qos=1)
+        async with TablePublisher(settings, "t1", 4) as publisher:
+            publisher.on_staff_command = lambda cmd, by, rules, seat: commands.append(cmd)
+            async with asyncio.timeout(5):
+                async for message in staff.messages:
+                    if message.payload == b"online":
+                        break
+            await staff.publish(
+                "tablectl/v1/t1/staff/command",
+                json.dumps({"cmd": "undo", "by": "Mika", "at": time.time()}),
+                qos=1,
+            )
+            await wait_until(lambda: bool(commands))
+    assert commands == ["undo"]

@@ -103,6 +103,7 @@ def test_finished_games_are_recorded_with_final_scores_and_ranking(journal: Jour
         money = final.money
         assert rec.chips == (money.chips if money else ())
         assert rec.p == (money.total if money else ())
+        assert rec.fees == (tuple(-f for f in money.fee) if money else ())
         # ranks: the place of each seat; the top seat has the highest score.
         assert sorted(rec.ranks) == list(range(1, rec.players + 1))
         top = rec.ranks.index(1)
@@ -140,9 +141,11 @@ def test_csv_parses_back(journal: Journal) -> None:
             assert [float(row[f"result{i}"]) for i in range(rec.players)] == list(rec.result)
         assert [int(row[f"chips{i}"]) for i in range(len(rec.chips))] == list(rec.chips)
         assert [int(row[f"p{i}"]) for i in range(len(rec.p))] == list(rec.p)
+        assert [int(row[f"fee{i}"]) for i in range(len(rec.fees))] == list(rec.fees)
     sanma = rows[2]
     assert sanma["score3"] == sanma["rank3"] == sanma["seat3"] == sanma["p3"] == ""
-    assert rows[0]["chips0"] == rows[0]["p0"] == "", "kenko has no money"
+    assert rows[0]["chips0"] == rows[0]["p0"] == rows[0]["fee0"] == "", "kenko has no money"
+    assert CSV_HEADER[-4:] == ["fee0", "fee1", "fee2", "fee3"]
 
 
 def test_json_parses_back(journal: Journal) -> None:
@@ -162,6 +165,7 @@ def test_json_parses_back(journal: Journal) -> None:
     assert data[0]["result"] is None and data[1]["result"] == list(records[1].result)
     assert data[0]["p"] is None and data[0]["chips"] is None
     assert data[2]["p"] == list(records[2].p) and data[2]["chips"] == list(records[2].chips)
+    assert data[0]["fees"] is None and data[2]["fees"] == list(records[2].fees)
 
 
 def test_readable_table(journal: Journal) -> None:
@@ -236,8 +240,9 @@ def test_a_record_keeps_the_money_and_refuses_a_malformed_one(journal: Journal) 
         "scores": [41000, 25000, 39000],
         "ranking": [0, 2, 1],
         "reason": "x",
-        "money": {"chips": [3, -1, -2], "result": [0, 0, 0], "total": [1600, -1400, -200]},
-    }
+        "money": {"chips": [3, -1, -2], "result": [0, 0, 0], "fee": [-300, -300, -300],
+                  "total": [1600, -1400, -200]},
+    }  # fmt: skip
     bad = {**final, "money": {"chips": [3, -1], "total": [1, 2, 3]}}
     game_id = journal.start_game("t1", "sanma-free", None, T0)
     with pytest.raises(ValueError, match="chips"):
@@ -248,5 +253,6 @@ def test_a_record_keeps_the_money_and_refuses_a_malformed_one(journal: Journal) 
     journal.finish_game(game_id, final, T0 + 2)
     (rec,) = list_records(journal)
     assert (rec.chips, rec.p) == ((3, -1, -2), (1600, -1400, -200))
+    assert rec.fees == (300, 300, 300)  # what each seat paid
     stored = journal.query("SELECT final FROM records")[0][0]
     assert json.loads(stored)["money"] == final["money"]

@@ -7,15 +7,14 @@ The ledger is the real service (:class:`~tablectl.ledger.service.LedgerService`)
 SQLite or on PostgreSQL. The ledger stopped while three games finish on two tables, then
 started: all three arrive, once each; the broker restarted mid-game: the same; an undo or
 an abandon after a game reached the ledger updates it there; a ledger whose database is
-down acknowledges nothing, and the next one gets the game at once; the night's close
-equals the sum of ``tablectl records`` of the tables.
+down acknowledges nothing, and the next one gets the game at once. The night's close
+against the tables' records: test_close_records.py, with these tables and this ledger.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -27,7 +26,6 @@ import aiomqtt
 import pytest
 
 import tablectl.mqtt_ledger
-from tablectl.cli import main as cli_main
 from tablectl.journal import Journal
 from tablectl.ledger.db import open_database
 from tablectl.ledger.service import LedgerService
@@ -324,57 +322,6 @@ async def test_an_undo_or_abandon_after_the_ledger_has_the_game_updates_it(
         await until(lambda: not t1.pending())
     await ledger.stop()
     assert final["scores"] != [25000] * 4
-
-
-async def test_the_close_equals_the_sum_of_the_tables_records(
-    mosquitto: Broker, tmp_path: Path, database: str
-) -> None:
-    ledger = Ledger(database, mosquitto.port)
-    await ledger.start()
-    async with tables(tmp_path, mosquitto.port) as (t1, t2):
-        for seed in range(3):
-            t1.game(10 + seed)
-            t2.game(20 + seed)
-        await until(lambda: not t1.pending() and not t2.pending())
-    await ledger.stop()
-    expected: dict[str, dict[str, Any]] = {}
-    for table in ("t1", "t2"):
-        code, out = run_cli(["records", "--journal", str(tmp_path / f"{table}.sqlite3"),
-                             "--json"])  # fmt: skip
-        assert code == 0
-        for record in json.loads(out):
-            for seat, name in enumerate(record["seats"]):
-                row = expected.setdefault(
-                    name, {"games": 0, "places": [0, 0, 0, 0], "score": 0, "result": None}
-                )
-                row["games"] += 1
-                row["places"][record["ranks"][seat] - 1] += 1
-                row["score"] += record["scores"][seat]
-                if record["result"] is not None:
-                    row["result"] = (row["result"] or 0.0) + record["result"][seat]
-    code, out = run_cli(["ledger", "close", "--day", "2026-11-26", "--db", database,
-                         "--cutoff-hour", "6", "--json"])  # fmt: skip
-    assert code == 0
-    night = json.loads(out)
-    got = {
-        p["player"]: {k: p[k] for k in ("games", "places", "score", "result")}
-        for p in night["players"]
-    }
-    for row in expected.values():
-        if row["result"] is not None:
-            row["result"] = round(row["result"], 2)
-    assert got == expected
-    assert got["Aoki"]["result"] is not None and got["Eto"]["result"] is None
-    assert {t["table"]: t["games"] for t in night["tables"]} == {"t1": 3, "t2": 3}
-    assert got["Aoki"]["games"] == 6  # seat 0 at t1, seat 1 at t2
-
-
-def run_cli(argv: list[str]) -> tuple[int, str]:
-    """``tablectl ARGV`` in this process: its exit code and stdout."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = cli_main(argv)
-    return code, out.getvalue()
 
 
 async def test_a_ledger_whose_database_is_down_leaves_the_games_with_the_tables(

@@ -1,5 +1,8 @@
-"""Ledger test fixtures: a real PostgreSQL server, a fresh database on it (or a SQLite file)
-per test, and a real Mosquitto.
+"""Servers the tests start themselves, shared by every test directory: a throwaway
+PostgreSQL (``postgres``, one per test process; ``database``, a fresh ledger database on
+SQLite and then on PostgreSQL) and a real Mosquitto (``mosquitto``). Registered once in
+tests/conftest.py (``pytest_plugins``), so a test process that runs tests/ledger and
+tests/parlor starts one PostgreSQL, not one per folder.
 
 ``postgres`` is a throwaway cluster (Debian's ``postgresql``: initdb and pg_ctl from
 /usr/lib/postgresql/<version>/bin) in a temporary folder, on a free port of 127.0.0.1
