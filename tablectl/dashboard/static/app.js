@@ -179,7 +179,13 @@ function el(tag, attrs, ...children) {
 const $ = (id) => document.getElementById(id);
 const points = (n) => (typeof n === "number" ? n.toLocaleString("en-US") : "–");
 const signed = (n) => (n > 0 ? "+" : "") + points(n);
-const signedResult = (n) => (typeof n === "number" ? (n > 0 ? "+" : "") + n.toFixed(1) : "–");
+// One decimal, or two where a shared uma needs them (19.97, not 20.0), as tablectl
+// records and the ledger's close write it (tablectl/records.py format_result).
+const resultText = (n) => {
+  const text = n.toFixed(2);
+  return text.endsWith("0") ? text.slice(0, -1) : text;
+};
+const signedResult = (n) => (typeof n === "number" ? (n > 0 ? "+" : "") + resultText(n) : "–");
 
 function roundText(round) {
   if (!round) return "–";
