@@ -211,7 +211,8 @@ def to_json(records: Sequence[Record], tz: tzinfo | None = None) -> str:
 
 def format_table(records: Sequence[Record], tz: tzinfo | None = None) -> str:
     """A readable table for the terminal: one line per game, seats in seat order with
-    their score and place (and their result, chips and P where the preset has them)."""
+    their score and place (and their result, chips, game fee and P where the preset has
+    them)."""
     if not records:
         return "no finished games\n"
     lines = []
@@ -221,7 +222,8 @@ def format_table(records: Sequence[Record], tz: tzinfo | None = None) -> str:
         for seat in range(rec.players):
             extra = f" {format_result(rec.result[seat], sign=True)}" if rec.result else ""
             if rec.p:
-                extra += f" {rec.chips[seat]:+d} chips {rec.p[seat]:+d}P"
+                fee = f" fee {rec.fees[seat]}" if rec.fees and rec.fees[seat] else ""
+                extra += f" {rec.chips[seat]:+d} chips{fee} {rec.p[seat]:+d}P"
             last = " LAST" if seat in rec.last_game else ""
             seats.append(f"{names[seat]} {rec.scores[seat]} #{rec.ranks[seat]}{extra}{last}")
         date = rec.date(tz)[:16].replace("T", " ")

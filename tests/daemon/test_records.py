@@ -4,6 +4,7 @@ that parse back."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import random
@@ -176,7 +177,10 @@ def test_readable_table(journal: Journal) -> None:
     assert "Aoi" in lines[0] and "#1" in lines[0] and "kenko" in lines[0]
     assert "seat 2" in lines[2]
     rec = list_records(journal)[2]
-    assert lines[2].endswith(f"{rec.chips[2]:+d} chips {rec.p[2]:+d}P")
+    assert lines[2].endswith(f"{rec.chips[2]:+d} chips {rec.p[2]:+d}P")  # jboy-sanma: no fee
+    # A seat that paid a game fee has it on its line, before the P it is counted in.
+    paid = dataclasses.replace(rec, fees=(300,) * rec.players)
+    assert format_table([paid]).rstrip().endswith(f"{rec.chips[2]:+d} chips fee 300 {rec.p[2]:+d}P")
     assert "chips" not in lines[0]
     assert format_table([]) == "no finished games\n"
 
