@@ -34,7 +34,7 @@ function cell(value) {
 
 function closeTable(head, rows) {
   return el("table", { class: "close" },
-    el("thead", {}, el("tr", {}, head.map((h) => el("th", {}, closeText(h))))),
+    el("thead", {}, el("tr", {}, head.map((h, i) => el("th", { class: i ? "num" : null }, closeText(h))))),
     el("tbody", {}, rows.map((row) => el("tr", {}, row.map((v, i) =>
       el("td", { class: i ? "num" : null }, v))))));
 }
