@@ -224,9 +224,15 @@ def _keep_log(log: Path, to: Path) -> None:
 
 
 async def run_tile_block(
-    first: int, games: int, periods: Periods, keep: Path | None, game_s: float = GAME_TIMEOUT_S
+    first: int,
+    games: int,
+    periods: Periods,
+    keep: Path | None,
+    game_s: float = GAME_TIMEOUT_S,
+    only: int | None = None,
 ) -> dict[str, Any]:
-    """Seeds ``first .. first + games - 1`` in order; the figures to merge."""
+    """Seeds ``first .. first + games - 1`` in order; the figures to merge (with ``only``,
+    just that seed's game, with the faults its place in the block gives it)."""
     stalls: list[dict[str, Any]] = []
     mismatches: list[dict[str, Any]] = []
     totals = {
@@ -237,6 +243,8 @@ async def run_tile_block(
     refused: list[dict[str, Any]] = []
     presets: dict[str, int] = {}
     for index, seed in enumerate(range(first, first + games)):
+        if only is not None and seed != only:
+            continue
         with tempfile.TemporaryDirectory(prefix="bench-tilesoak-") as folder:
             got = await tile_game(seed, index, periods, Path(folder), game_s)
             for key in totals:
@@ -261,7 +269,7 @@ async def run_tile_block(
                 if keep is not None:
                     _keep_log(got["log"], keep / f"tilesoak-{seed}-{got['preset']}.log")
     return {
-        "tile_games": games,
+        "tile_games": games if only is None else 1,
         "tile_stalls": len(stalls),
         "tile_mismatches": len(mismatches),
         **totals,

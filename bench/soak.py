@@ -339,11 +339,12 @@ async def run_tiles(
     workers: int = 1,
     keep: Path | None = None,
     game_s: float = tilesoak.GAME_TIMEOUT_S,
+    only: int | None = None,
 ) -> dict[str, Any]:
     """The tile soak, in one block or in ``workers`` child processes; merged figures."""
     start = time.perf_counter()
-    if workers <= 1:
-        result = await tilesoak.run_tile_block(first_seed, games, periods, keep, game_s)
+    if workers <= 1 or only is not None:
+        result = await tilesoak.run_tile_block(first_seed, games, periods, keep, game_s, only)
     else:
         sizes = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
         procs = []
@@ -423,7 +424,15 @@ def main() -> None:
         )
         games = 300 if args.games is None else args.games
         result_t = asyncio.run(
-            run_tiles(games, args.first_seed, periods_t, args.workers, args.keep_logs, args.timeout)
+            run_tiles(
+                games,
+                args.first_seed,
+                periods_t,
+                args.workers,
+                args.keep_logs,
+                args.timeout,
+                args.only,
+            )  # fmt: skip
         )
         print(json.dumps(common.rounded({"machine": common.machine(), **result_t}, 2), default=str))
         return
