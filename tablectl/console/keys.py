@@ -6,6 +6,7 @@ phase (:func:`tablectl.console.prompts.idle_spec`).
 from __future__ import annotations
 
 from firmware_bridge import messages as m
+from tablectl.console.core import log
 from tablectl.console.flows import Flows
 from tablectl.console.model import PendingKind
 from tablectl.console.prompts import PROMPTS, STAFF_PROMPTS, Prompt, idle_spec
@@ -56,6 +57,17 @@ class KeyRouter:
             core.refuse(seat, "not now")
             return
         await self._idle(seat, key)
+
+    def drop_stale(self, seat: int, key: m.Key, pressed_on: str, shows: str) -> None:
+        """A key the table sent while ``seat`` showed ``pressed_on`` (a screen of
+        :func:`tablectl.console.screens.screen_of`), which it no longer shows: it was meant
+        for that screen, not for ``shows``. Dropped with a refusal, so the player sees
+        the new screen and answers it (docs/console.md, "A key pressed on another
+        screen")."""
+        log.info("[%s] seat %d: %s was pressed on %s, the seat shows %s: dropped",
+                 self.core.table_id, seat, key.name, pressed_on or "its page",
+                 shows or "its page")  # fmt: skip
+        self.core.refuse(seat, "screen changed")
 
     async def _idle(self, seat: int, key: m.Key) -> None:
         """A key the phase takes from a seat with no prompt."""
