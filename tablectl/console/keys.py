@@ -82,6 +82,10 @@ class KeyRouter:
             core.open(seat, Prompt.STAFF)
         elif key == m.Key.MENU:
             core.open(seat, Prompt.ABORT)
+            # Nothing chosen yet: another prompt's choice (a page at OK?, a staff entry)
+            # must not be declared by the first OK (0 was a KeyError that stopped the
+            # daemon; random keys on a bot's seat found it, issue 29).
+            console.choice = None
         elif key == m.Key.RIICHI:
             refusal = core.apply(ev.Riichi(seat=seat))
             if refusal is not None:
