@@ -8,8 +8,10 @@ the line faults ``corrupt=0.01,drop=0.01``; the games of a block take turns at t
 faults, each at a seeded event count of its game (``EVENTS``): every ``kill_every``-th game
 the harness sends SIGKILL to the daemon and starts a new one on the same journal, every
 ``unplug_every``-th the cable is out for 1 s, every ``reboot_every``-th the table reboots,
-every ``reader_every``-th one seat zone's reader fails (``reader@N:SEAT:ZONE``) and every
-``misread_every``-th one seat's hand reader lies (``misread@N:SEAT``).
+every ``reader_every``-th one seat zone's reader fails (``reader@N:SEAT:ZONE``), every
+``misread_every``-th one seat's hand reader lies (``misread@N:SEAT``) and every
+``keys_every``-th someone presses a burst of random keys on one bot's seat
+(``keys@N:SEAT``: 5 keys drawn from the game's seed).
 
 A game is a **stall** when the bots did not confirm its GAME OVER within the timeout. It is
 a **mismatch** when any two of these differ:
@@ -62,12 +64,13 @@ class Periods:
     reboot: int = 5
     reader: int = 2
     misread: int = 3
+    keys: int = 4
 
     def as_dict(self) -> dict[str, int]:
         """The periods by fault kind."""
         return {
             "kill": self.kill, "unplug": self.unplug, "reboot": self.reboot,
-            "reader": self.reader, "misread": self.misread,
+            "reader": self.reader, "misread": self.misread, "keys": self.keys,
         }  # fmt: skip
 
 
@@ -95,6 +98,9 @@ def plan(seed: int, index: int, periods: Periods, players: int) -> tuple[str, li
         spec.append(f"misread@{at()}:{rng.randrange(players)}")
     if due(periods.kill):
         kills.append(at())
+    # Drawn last: the faults above fall where they did before keys were added.
+    if due(periods.keys):
+        spec.append(f"keys@{at()}:{rng.randrange(players)}")
     return ",".join(spec), kills
 
 
@@ -224,9 +230,15 @@ def _keep_log(log: Path, to: Path) -> None:
 
 
 async def run_tile_block(
-    first: int, games: int, periods: Periods, keep: Path | None, game_s: float = GAME_TIMEOUT_S
+    first: int,
+    games: int,
+    periods: Periods,
+    keep: Path | None,
+    game_s: float = GAME_TIMEOUT_S,
+    only: int | None = None,
 ) -> dict[str, Any]:
-    """Seeds ``first .. first + games - 1`` in order; the figures to merge."""
+    """Seeds ``first .. first + games - 1`` in order; the figures to merge (with ``only``,
+    just that seed's game, with the faults its place in the block gives it)."""
     stalls: list[dict[str, Any]] = []
     mismatches: list[dict[str, Any]] = []
     totals = {
@@ -237,6 +249,8 @@ async def run_tile_block(
     refused: list[dict[str, Any]] = []
     presets: dict[str, int] = {}
     for index, seed in enumerate(range(first, first + games)):
+        if only is not None and seed != only:
+            continue
         with tempfile.TemporaryDirectory(prefix="bench-tilesoak-") as folder:
             got = await tile_game(seed, index, periods, Path(folder), game_s)
             for key in totals:
@@ -261,7 +275,7 @@ async def run_tile_block(
                 if keep is not None:
                     _keep_log(got["log"], keep / f"tilesoak-{seed}-{got['preset']}.log")
     return {
-        "tile_games": games,
+        "tile_games": games if only is None else 1,
         "tile_stalls": len(stalls),
         "tile_mismatches": len(mismatches),
         **totals,

@@ -30,13 +30,14 @@ With ``--workers W`` the seeds are split into W consecutive blocks, each run by 
 seed, preset and what differed), faults fired, link repairs and timing.
 
 ``--tiles`` runs the tile soak instead (``bench/_tilesoak.py``): games at a table that
-reads every tile, with reader faults and misreads besides kill -9, unplugs and reboots
-(the ``--*-every`` periods then count games of a block), checked for stalls and for
+reads every tile, with reader faults, misreads and bursts of random keys on a bot's seat
+besides kill -9, unplugs and reboots (the ``--*-every`` periods then count games of a
+block), checked for stalls and for
 mismatches between the live table, the journal, its replay and the exports::
 
     .venv/bin/python bench/soak.py --tiles [--games 300] [--workers 2]
         [--kill-every 3] [--unplug-every 4] [--reboot-every 5] [--reader-every 2]
-        [--misread-every 3]
+        [--misread-every 3] [--keys-every 4]
 """
 
 from __future__ import annotations
@@ -339,11 +340,12 @@ async def run_tiles(
     workers: int = 1,
     keep: Path | None = None,
     game_s: float = tilesoak.GAME_TIMEOUT_S,
+    only: int | None = None,
 ) -> dict[str, Any]:
     """The tile soak, in one block or in ``workers`` child processes; merged figures."""
     start = time.perf_counter()
-    if workers <= 1:
-        result = await tilesoak.run_tile_block(first_seed, games, periods, keep, game_s)
+    if workers <= 1 or only is not None:
+        result = await tilesoak.run_tile_block(first_seed, games, periods, keep, game_s, only)
     else:
         sizes = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
         procs = []
@@ -396,6 +398,9 @@ def main() -> None:
     )
     parser.add_argument("--reader-every", type=int, default=tiles.reader, help="--tiles: games")
     parser.add_argument("--misread-every", type=int, default=tiles.misread, help="--tiles: games")
+    parser.add_argument(
+        "--keys-every", type=int, default=tiles.keys, help="--tiles: games (random keys on a seat)"
+    )
     parser.add_argument("--keep-logs", type=Path, help="copy daemon logs of mismatches here")
     parser.add_argument(
         "--timeout", type=float, default=GAME_TIMEOUT_S, help="s for one faulty game"
@@ -405,7 +410,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     for name in ("games", "unplug_every", "kill_every", "reboot_every", "reader_every",
-                 "misread_every"):  # fmt: skip
+                 "misread_every", "keys_every"):  # fmt: skip
         value = getattr(args, name)
         if value is not None and value < 0:
             parser.error(f"--{name.replace('_', '-')} is {value}; 0 or more")
@@ -420,10 +425,19 @@ def main() -> None:
             reboot=given(args.reboot_every, tiles.reboot),
             reader=args.reader_every,
             misread=args.misread_every,
+            keys=args.keys_every,
         )
         games = 300 if args.games is None else args.games
         result_t = asyncio.run(
-            run_tiles(games, args.first_seed, periods_t, args.workers, args.keep_logs, args.timeout)
+            run_tiles(
+                games,
+                args.first_seed,
+                periods_t,
+                args.workers,
+                args.keep_logs,
+                args.timeout,
+                args.only,
+            )  # fmt: skip
         )
         print(json.dumps(common.rounded({"machine": common.machine(), **result_t}, 2), default=str))
         return

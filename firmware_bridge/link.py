@@ -296,6 +296,9 @@ class _Received:
     session: int
     boot_id: int
     rx_after: int
+    #: This side's messages of the session the peer had acknowledged when it sent the
+    #: frame (see :attr:`Delivery.peer_acked`).
+    peer_acked: int = 0
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
@@ -310,6 +313,21 @@ class Delivery:
     item: LinkEvent | None
     position: LinkPosition | None
     received: _Received | None = dataclasses.field(default=None, repr=False)
+
+    @property
+    def peer_acked(self) -> int | None:
+        """How many of the messages this side posted in the session (:attr:`Link.posted_count`
+        counts them) the peer had acknowledged when it sent this message: the table had
+        those commands, and no later one, when a key was pressed. None for a status
+        change. A frame the peer had to send again carries the ack of its resending, so
+        the count may be later than the first sending, never earlier."""
+        return None if self.received is None else self.received.peer_acked
+
+    @property
+    def session(self) -> int | None:
+        """The session the message came in (:attr:`Link.session`); None for a status
+        change."""
+        return None if self.received is None else self.received.session
 
 
 @dataclasses.dataclass(slots=True, eq=False)
@@ -443,6 +461,10 @@ class Link:
         self._acks_held = False
         self._ack_pending = False
         self._tx_next = 0
+        #: Reliable messages posted in this session, and how many of them the peer acked
+        #: (they go out and are acked in the order they were posted).
+        self._posted = 0
+        self._acked = 0
         self._window: collections.deque[_Outgoing] = collections.deque()
         self._queue: collections.deque[_Outgoing] = collections.deque()
         self._rto = RETRANSMIT_TIMEOUT
@@ -604,6 +626,7 @@ class Link:
         if self.role is Role.DEVICE and len(self._queue) + len(self._window) >= DEVICE_QUEUE_MAX:
             raise SendFailed(f"{self.name}: {DEVICE_QUEUE_MAX} events waiting for the host")
         self._queue.append(_Outgoing(msg, msg.to_bytes(), fut))
+        self._posted += 1
         self._pump()
 
     async def wait_up(self) -> HelloReply | Hello:
@@ -619,6 +642,17 @@ class Link:
                 return self._peer
             self._up_event.clear()
             await self._up_event.wait()
+
+    @property
+    def posted_count(self) -> int:
+        """Host role: messages posted since the session began. The last one posted is the
+        ``posted_count``-th; the peer had it when a delivery's ``peer_acked`` reaches it."""
+        return self._posted
+
+    @property
+    def session(self) -> int:
+        """The current (or last) session's id, as :class:`LinkUp` gave it."""
+        return self._session
 
     @property
     def is_up(self) -> bool:
@@ -1026,7 +1060,7 @@ class Link:
         if self.role is Role.HOST:
             # Undeliverable frames still pass through the queue so that acks stay in order.
             self._events.put_nowait(
-                _Received(msg, self._session, self._last_boot_id, self._rx_next)
+                _Received(msg, self._session, self._last_boot_id, self._rx_next, self._acked)
             )
         elif msg is not None:
             self._events.put_nowait(msg)
@@ -1079,6 +1113,7 @@ class Link:
         done = (ack - self._window[0].seq) % _SEQ_MOD
         if done == 0 or done > len(self._window):
             return False  # nothing new, or a stale/garbled ack
+        self._acked += done
         for _ in range(done):
             out = self._window.popleft()
             if out.future is not None and not out.future.done():
@@ -1296,6 +1331,7 @@ class Link:
         self._rx_next = reply.next_seq
         self._rx_handled = reply.next_seq
         self._tx_next = 0
+        self._posted = self._acked = 0
         self._retries = 0
         self._rto = self._base_rto()
         self._rto_deadline = None

@@ -38,6 +38,9 @@ class Bots(Protocol):
     _refused_at: list[int]
     _scores: list[int | None]
 
+    def press(self, seat: int, key: Key) -> None:
+        """A bot presses ``key`` on its seat."""
+
     async def _wait_until(self, cond: Callable[[], bool], *, stall: bool = True) -> bool:
         """Wait for ``cond``, answering prompts meanwhile."""
 

@@ -76,6 +76,15 @@ class Hand:
     #: (docs/tiles.md), so the bots declare the exhaustive draw themselves again.
     keyed: bool = False
 
+    def riichi_lamp(self, seat: int, on: bool) -> None:
+        """The daemon's riichi lamp of ``seat``: a riichi someone keyed on a bot's seat
+        binds the bot too (it discards its drawn tile from then on, as the daemon insists;
+        issue 29: it discarded another, refused for ever)."""
+        if on:
+            self.riichi.add(seat)
+        else:
+            self.riichi.discard(seat)
+
 
 def entry_for(house: HouseRules, tsumo: bool, score: HandScore | None) -> Entry:
     """A win entry: the real value when the bot knows it (``chosen``), else one the

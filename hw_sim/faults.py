@@ -15,7 +15,8 @@ Two kinds of faults:
   latched) and ``misread`` (one seat's hand reader lies: it reports its first tile as
   another copy of the same kind, the red five as a plain one, until the next shuffle,
   and raises no fault); these two are never drawn by ``random``, which keeps the plans
-  it made before.
+  it made before; nor is ``keys`` (someone presses a burst of random keys on one seat,
+  drawn from the plan's seed: a bot's seat at a table that plays itself).
 
 A plan is written as a comma-separated spec (the ``--faults`` option)::
 
@@ -23,7 +24,8 @@ A plan is written as a comma-separated spec (the ``--faults`` option)::
 
 ``KIND@N`` fires after the N-th event the table sent; ``stuck@N:SEAT:KEY`` names the seat
 and key (default: a seat from the seed and key ``0``); ``tray@N:SEAT``; ``tilecount@N:WALL``;
-``reader@N:SEAT:ZONE`` (zone ``hand``, ``melds``, ``discards`` or 0..2); ``misread@N:SEAT``.
+``reader@N:SEAT:ZONE`` (zone ``hand``, ``melds``, ``discards`` or 0..2); ``misread@N:SEAT``;
+``keys@N:SEAT:COUNT`` (default 5 keys).
 ``random=K`` adds K one-shot faults of random kinds at random event counts in 50..2000.
 """
 
@@ -38,6 +40,7 @@ from firmware_bridge.testing import FaultyTransport
 from firmware_bridge.transport import Transport
 
 __all__ = [
+    "BURST_KEYS",
     "LINE_FAULTS",
     "ONE_SHOT_FAULTS",
     "TILE_FAULTS",
@@ -58,8 +61,10 @@ ONE_SHOT_FAULTS = ("unplug", "reboot", "stuck", "tray", "tilecount")
 #: would hit nearly every event (and a plan of a million took seconds to build).
 MAX_RANDOM_FAULTS = 1000
 
-#: One-shot faults of the seat readers (not drawn by ``random=K``).
-TILE_FAULTS = ("reader", "misread")
+#: One-shot faults of the seat readers, and a person at a seat (not drawn by ``random=K``).
+TILE_FAULTS = ("reader", "misread", "keys")
+#: Keys in a ``keys`` burst unless told.
+BURST_KEYS = 5
 #: Default unplug length (s): longer than the link timeout, so the host notices it.
 UNPLUG_SECONDS = 1.0
 
@@ -144,7 +149,8 @@ class OneShot:
     at: int
     kind: str
     #: Kind-specific arguments: unplug (seconds,), stuck (seat, key), tray (seat,),
-    #: tilecount (wall,), reader (seat, zone), misread (seat,). Missing ones are drawn from
+    #: tilecount (wall,), reader (seat, zone), misread (seat,), keys (seat, count). Missing
+    #: ones are drawn from
     #: the plan's seed when it fires.
     args: tuple[str, ...] = ()
 
@@ -215,6 +221,8 @@ class FaultPlan:
                 raise ValueError(f"fault {raw!r}: {args[0]!r} is not a seat 0..3")
             if kind == "reader" and len(args) >= 2:
                 parse_zone(args[1])
+            if kind == "keys" and len(args) >= 2 and not (args[1].isdigit() and int(args[1]) > 0):
+                raise ValueError(f"fault {raw!r}: {args[1]!r} is not a number of keys")
             if kind == "misread" and len(args) >= 2:
                 # The daemon holds a call whose meld it cannot read until the player
                 # withdraws it, which the bots never do: only the hand reader lies.

@@ -72,7 +72,7 @@ from firmware_bridge.messages import (
 )
 from firmware_bridge.signing import check_key
 from firmware_bridge.transport import Connector, Transport
-from hw_sim.faults import FaultLine, FaultPlan, parse_key, parse_zone
+from hw_sim.faults import BURST_KEYS, FaultLine, FaultPlan, parse_key, parse_zone
 from hw_sim.wall import PhysicalWall
 from hw_sim.zones import Place, TableZones
 
@@ -560,6 +560,14 @@ class SimFirmware:
             text = f"seat {seat} {zone.name.lower()} reader"
             self.raise_fault(FaultCode.TILE_READER, seat_reader_detail(seat, zone), text)
             return f"{text} failed"
+        if kind == "keys":
+            seat = int(args[0]) if args else rng.randrange(self.players)
+            self._check_seat(seat)
+            count = int(args[1]) if len(args) > 1 else BURST_KEYS
+            keys = [rng.choice(list(Key)) for _ in range(count)]
+            for key in keys:
+                self.press(seat, key)
+            return f"seat {seat} pressed {' '.join(k.name for k in keys)}"
         if kind == "tilecount":
             wall = int(args[0]) if args else rng.randrange(self.players)
             self._tile_count_error = wall

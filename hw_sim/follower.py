@@ -10,6 +10,7 @@ It tells anyone (bots, scripts, the control interface) which tiles a seat takes 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Literal
 
 from firmware_bridge.messages import (
@@ -61,6 +62,10 @@ class WallFollower:
         self._called_from: tuple[int, W.WallState] | None = None
         #: (seat, state) of the last discard a person announced (see announce_discard).
         self.announced_discard: tuple[int, W.WallState] | None = None
+        #: Whether a key pressed on ``seat`` makes what it says in the daemon's tracker (the
+        #: bots say: at a table that reads tiles, not one someone else pressed on a bot's
+        #: seat; see hw_sim.players._key_counts).
+        self.takes_key: Callable[[int], bool] = lambda seat: True
         firmware.add_listener(self._on_message)
 
     def use_rules(self, house: HouseRules) -> None:
@@ -187,6 +192,8 @@ class WallFollower:
     def _on_key(self, seat: int, key: Key) -> None:
         state = self.state
         if state is None:
+            return
+        if not self.takes_key(seat):
             return
         if seat in self._kan_pending:
             self._kan_pending.discard(seat)

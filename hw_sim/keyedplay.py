@@ -134,7 +134,7 @@ class KeyedPlay:
             and rng.random() < P_RIICHI
         ):
             hand.riichi.add(seat)
-            self.fw.press(seat, Key.RIICHI)
+            self.bots.press(seat, Key.RIICHI)
         return await self.bots._discard(hand, state, seat)
 
     async def after_discard(self, hand: Hand, after: W.WallState) -> bool:
@@ -176,7 +176,7 @@ class KeyedPlay:
             if kind is not None and self.bots._valid(after, Call(seat, kind, discarder)):
                 hand.called.add(seat)
                 key = {"kan": Key.KAN, "pon": Key.PON, "chi": Key.CHI}[kind]
-                self.fw.press(seat, key)
+                self.bots.press(seat, key)
                 return True
         return await self.bots._take(after.turn)
 

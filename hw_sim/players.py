@@ -37,6 +37,7 @@ from firmware_bridge.messages import (
     Key,
     Message,
     SeatDisplay,
+    SeatLamps,
 )
 from hw_sim.botmemory import Entry, Hand, entry_for
 from hw_sim.firmware import Direction, SimFirmware
@@ -99,6 +100,9 @@ REFUSAL_GRACE = 1.0
 #: Line 2 of a seat display when the daemon stopped reading the tiles of the hand
 #: (docs/console.md): on the idle seats, and on the seat whose hand reader disagreed.
 KEYED_LINES = ("KEY ENTRY: NO TILES", "! hand:")
+#: Line 2 where the daemon dropped a key pressed on another screen (docs/console.md, "A key
+#: pressed on another screen"): about an older key, never the echo of the one just pressed.
+STALE_LINE = "! screen changed"
 
 
 def _settle_tray(fw: SimFirmware, seat: int, line2: str) -> None:
@@ -229,7 +233,19 @@ class BotTable:
         #: (the bots agree at ``OK?``) and decides the exhaustive draw (no TENPAI/NOTEN).
         self.scored = self.tiles is not None and self.tiles.scored
         self.play: Play = self.tiles if self.tiles is not None else KeyedPlay(self)
+        #: The seat a bot is pressing a key on, while it does (see :meth:`press`).
+        self._pressing: int | None = None
+        self.follower.takes_key = lambda seat: _key_counts(self, seat)
         firmware.add_listener(self._on_message)
+
+    def press(self, seat: int, key: Key) -> None:
+        """A bot presses ``key`` on its seat: the wall follower, which sees every key as it
+        is pressed, knows it for the bots' own (:func:`_key_counts`)."""
+        self._pressing = seat
+        try:
+            self.fw.press(seat, key)
+        finally:
+            self._pressing = None
 
     # ---- observation (listener: runs as each command arrives)
 
@@ -240,13 +256,16 @@ class BotTable:
             return
         if isinstance(msg, CentreDisplay):
             self._centre_seq = self.fw.display_seq
+        elif isinstance(msg, SeatLamps) and self._hand is not None:
+            self._hand.riichi_lamp(msg.seat, msg.riichi)
         elif isinstance(msg, SeatDisplay):
             seat = msg.seat
             text = (msg.line1, msg.line2)
             if text == self._text[seat]:
                 return  # a redraw: nothing new to answer
+            if not (msg.line2 == STALE_LINE and msg.line1 == self._text[seat][0]):
+                self._changes[seat] += 1
             self._text[seat] = text
-            self._changes[seat] += 1
             found = _SCORE.match(msg.line1)
             if found:
                 self._scores[seat] = int(found.group(1))
@@ -340,7 +359,7 @@ class BotTable:
     async def _press_echo(self, seat: int, key: Key) -> None:
         """Press a key the display echoes (digits, MENU) and wait for the echo."""
         before = self._changes[seat]
-        self.fw.press(seat, key)
+        self.press(seat, key)
         await self.fw.wait_for(
             lambda: self._changes[seat] > before or self.done, self.stall_timeout
         )
@@ -501,13 +520,13 @@ class BotTable:
     async def _tsumo(self, hand: Hand, seat: int, score: HandScore | None = None) -> bool:
         since = self.fw.display_seq
         self._entries[seat] = entry_for(self.house, True, score)
-        self.fw.press(seat, Key.TSUMO)
+        self.press(seat, Key.TSUMO)
         return await self._after_win_key(hand, seat, since)
 
     async def _ron(self, hand: Hand, seat: int, score: HandScore | None = None) -> bool:
         since = self.fw.display_seq
         self._entries[seat] = entry_for(self.house, False, score)
-        self.fw.press(seat, Key.RON)
+        self.press(seat, Key.RON)
         return await self._after_win_key(hand, seat, since)
 
     async def _after_win_key(self, hand: Hand, seat: int, since: int) -> bool:
@@ -523,7 +542,7 @@ class BotTable:
     async def _kan(self, hand: Hand, state: W.WallState, seat: int, digit: Key) -> bool:
         since = self.fw.display_seq
         self._intent[seat] = [digit]
-        self.fw.press(seat, Key.KAN)
+        self.press(seat, Key.KAN)
         await self._wait_until(
             lambda: self.follower.state is not state or self._refused_at[seat] > since
         )
@@ -533,7 +552,7 @@ class BotTable:
     async def _abort(self, hand: Hand, seat: int, digit: Key, reason: str) -> bool:
         since = self.fw.display_seq
         self._intent[seat] = [digit, Key.OK]
-        self.fw.press(seat, Key.MENU)
+        self.press(seat, Key.MENU)
         await self._wait_until(lambda: hand.over or self._refused_at[seat] > since)
         self._intent.pop(seat, None)
         if not hand.over:
@@ -550,7 +569,7 @@ class BotTable:
             await self._wait_until(lambda: hand.over, stall=False)
             return False
         since = self.fw.display_seq
-        self.fw.press(first, Key.TENPAI if hand.tenpai[first] else Key.NOTEN)
+        self.press(first, Key.TENPAI if hand.tenpai[first] else Key.NOTEN)
         await self._wait_until(lambda: hand.over or self._refused_at[first] > since)
         return False
 
@@ -573,32 +592,16 @@ class BotTable:
             hand.over = True
         if prompt == "ROLL?":
             self._hand_start = seat
-            self.fw.press(seat, Key.OK)
+            self.press(seat, Key.OK)
         elif prompt == "HAN?":
             # "! hand: ..." says why this win is keyed, not that our entry was refused.
             refused = line2.startswith("! ") and not line2.startswith("! hand:")
             await _enter_han(self, seat, refused=refused)
         elif prompt == "OK?":
             # The daemon scored the win from the tiles: agree (a refused one shows why).
-            self.fw.press(seat, Key.OK if not line2.startswith("! ") else Key.CANCEL)
-        elif prompt == "FU?":
-            entry = self._entries.get(seat)
-            fu = entry.fu if entry is not None and entry.fu is not None else 30
-            for digit in str(fu):
-                await self._press_echo(seat, Key(int(digit)))
-            self.fw.press(seat, Key.OK)
-        elif prompt == "CHIPS?":
-            chips = 0 if line2.startswith("! ") else self.rng.choice(CHIP_COUNTS)
-            if chips:
-                await self._press_echo(seat, Key(chips))
-            self.fw.press(seat, Key.OK)
-        elif prompt == "PAO?":
-            # With real tiles nobody is named: the bots do not track who fed a yakuman.
-            pao = self.zones is None and self.house.scoring.pao and self.rng.random() < P_PAO
-            if pao:
-                other = self.rng.choice([s for s in range(self.players) if s != seat])
-                await self._press_echo(seat, Key(other))
-            self.fw.press(seat, Key.OK)
+            self.press(seat, Key.OK if not line2.startswith("! ") else Key.CANCEL)
+        elif prompt in ("FU?", "CHIPS?", "PAO?"):
+            await _enter_number(self, seat, prompt, line2)
         elif prompt == "RON?":
             if self.tiles is not None:
                 score = self.tiles.claim_value(seat)
@@ -609,50 +612,88 @@ class BotTable:
                 join = self.rng.random() < P_JOIN_RON
                 if join:
                     self._entries[seat] = Entry(tsumo=False)
-            self.fw.press(seat, Key.RON if join else Key.CANCEL)
+            self.press(seat, Key.RON if join else Key.CANCEL)
         elif prompt == "TENPAI?":
             tenpai = hand.tenpai.get(seat) if hand else None
             if tenpai is None and self.tiles is not None and hand is not None:
                 tenpai = self.tiles.tenpai(hand, seat)
             if tenpai is None:
                 tenpai = self.rng.random() < P_TENPAI
-            self.fw.press(seat, Key.TENPAI if tenpai else Key.NOTEN)
+            self.press(seat, Key.TENPAI if tenpai else Key.NOTEN)
         elif prompt == "CONFIRM":
-            self.fw.press(seat, Key.OK)
+            self.press(seat, Key.OK)
             _settle_tray(self.fw, seat, line2)
         elif prompt == "GAME OVER":
-            self.fw.press(seat, Key.OK)
+            self.press(seat, Key.OK)
             self._gameover_ok.add(seat)
             if self._gameover_ok >= self.seats:
-                self._gameover_ok.clear()
-                self.games_finished += 1
-                _log.info("bots: game %d over", self.games_finished)
-                start = self.house.game.start_points
-                for s in range(self.fw.players):  # sticks back to the start for a new game
-                    if self.fw.trays[s] != start:
-                        self.fw.move_tray(s, start - self.fw.trays[s])
-                if self.on_game_over is not None:
-                    self.on_game_over(self.games_finished)
+                _game_over(self)
         elif prompt == "PLACE MELD" and seat not in self.calling:
             # Someone pressed a call key on this seat: withdraw it, as a person would.
             self.follower.withdraw_call(seat)
-            self.fw.press(seat, Key.CANCEL)
+            self.press(seat, Key.CANCEL)
         elif prompt == "STOP?":
-            self.fw.press(seat, Key.OK if self.rng.random() < P_STOP else Key.CANCEL)
+            self.press(seat, Key.OK if self.rng.random() < P_STOP else Key.CANCEL)
         elif prompt == "FAULT":
             # One OK is enough ("staff fixed it"); the other consoles show the same fault.
             for other in range(self.players):
                 if self.fw.consoles[other].line1.startswith("FAULT"):
                     self._dirty.pop(other, None)
-            self.fw.press(seat, Key.OK)
+            self.press(seat, Key.OK)
         else:  # KAN? ABORT? FROM? STAFF? SEAT?: ours if we started it, else leave it
             keys = self._intent.pop(seat, None)
             if keys is None:
-                self.fw.press(seat, Key.CANCEL)
+                self.press(seat, Key.CANCEL)
                 return
             for key in keys[:-1]:
                 await self._press_echo(seat, key)
-            self.fw.press(seat, keys[-1])
+            self.press(seat, keys[-1])
+
+
+def _key_counts(bots: BotTable, seat: int) -> bool:
+    """The wall follower takes a key on ``seat`` (a call, a kan, a ron or a draw key, and
+    the discard it implies) as the daemon's tracker will: at a table that reads tiles, in a
+    tile-aware hand, only a bot's own key on a bot's seat. A call someone else presses
+    there is held for a meld nobody lays, and withdrawn; a ron or a draw key the tiles
+    refuse changes nothing (issue 29: the follower made the call, or the discard a RON
+    implied, and the hand waited for ever for what never came)."""
+    hand = bots._hand
+    keyed = hand is not None and hand.keyed
+    return bots.tiles is None or seat not in bots.seats or bots._pressing == seat or keyed
+
+
+async def _enter_number(bots: BotTable, seat: int, prompt: str, line2: str) -> None:
+    """``FU?``: the fu the bot knows (else 30); ``CHIPS?``: some chips now and then;
+    ``PAO?``: someone now and then, keyed bots only (with real tiles nobody is named: the
+    bots do not track who fed a yakuman). Then OK."""
+    if prompt == "FU?":
+        entry = bots._entries.get(seat)
+        fu = entry.fu if entry is not None and entry.fu is not None else 30
+        digits = [Key(int(digit)) for digit in str(fu)]
+    elif prompt == "CHIPS?":
+        chips = 0 if line2.startswith("! ") else bots.rng.choice(CHIP_COUNTS)
+        digits = [Key(chips)] if chips else []
+    else:
+        house = bots.house
+        pao = bots.zones is None and house.scoring.pao and bots.rng.random() < P_PAO
+        others = [s for s in range(bots.players) if s != seat]
+        digits = [Key(bots.rng.choice(others))] if pao else []
+    for digit in digits:
+        await bots._press_echo(seat, digit)
+    bots.press(seat, Key.OK)
+
+
+def _game_over(bots: BotTable) -> None:
+    """Every bot seat confirmed GAME OVER: one more game, the sticks back to the start."""
+    bots._gameover_ok.clear()
+    bots.games_finished += 1
+    _log.info("bots: game %d over", bots.games_finished)
+    start = bots.house.game.start_points
+    for s in range(bots.fw.players):
+        if bots.fw.trays[s] != start:
+            bots.fw.move_tray(s, start - bots.fw.trays[s])
+    if bots.on_game_over is not None:
+        bots.on_game_over(bots.games_finished)
 
 
 async def _enter_han(bots: BotTable, seat: int, *, refused: bool) -> None:
@@ -664,7 +705,7 @@ async def _enter_han(bots: BotTable, seat: int, *, refused: bool) -> None:
     if entry.refusals >= MAX_REFUSALS:
         _log.error("bots: seat %d gives up its win entry after %d refusals",
                    seat, entry.refusals)  # fmt: skip
-        bots.fw.press(seat, Key.CANCEL)
+        bots.press(seat, Key.CANCEL)
         return
     if refused or not entry.chosen:
         choose_entry(entry, bots.rng, bots.house)
@@ -674,4 +715,4 @@ async def _enter_han(bots: BotTable, seat: int, *, refused: bool) -> None:
     else:
         for digit in str(entry.han):
             await bots._press_echo(seat, Key(int(digit)))
-    bots.fw.press(seat, Key.OK)
+    bots.press(seat, Key.OK)

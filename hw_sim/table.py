@@ -450,7 +450,7 @@ class SimTable:
     async def inject(self, fault: str, *args: str) -> str:
         """Inject a fault now: ``unplug [s]``, ``reboot``, ``stuck [seat [key]]``,
         ``tray [seat]``, ``tilecount [wall]``, ``reader [seat [zone]]``, ``misread
-        [seat]``, ``corrupt|drop|dup [p]``."""
+        [seat]``, ``keys [seat [count]]``, ``corrupt|drop|dup [p]``."""
         return await self.firmware.inject(fault, *args)
 
     def render(self) -> str:

@@ -134,7 +134,7 @@ class TilePlay:
         since, before = self.fw.display_seq, self.follower.state
         self.bots._intent[seat] = [Key(discarder), Key.OK]
         self.bots.calling.add(seat)
-        self.fw.press(seat, Key.PON if call == "pon" else Key.CHI)
+        self.bots.press(seat, Key.PON if call == "pon" else Key.CHI)
         await self.bots._wait_until(
             lambda: self.follower.state is not before or self.bots._refused_at[seat] > since
         )
@@ -354,7 +354,7 @@ class TilePlay:
             if left == 0 and rng.random() < P_TILE_RIICHI:
                 hand.riichi.add(seat)
                 mem.double_riichi = not state.any_call and state.discards[seat] == 0
-                self.fw.press(seat, Key.RIICHI)
+                self.bots.press(seat, Key.RIICHI)
                 return await self.discard(hand, state, seat, tile, riichi=True)
         return await self.discard(hand, state, seat)
 
@@ -422,7 +422,7 @@ class TilePlay:
                 call, own = choice
                 hand.called.add(seat)
                 self.bots.calling.add(seat)
-                self.fw.press(seat, {"kan": Key.KAN, "pon": Key.PON, "chi": Key.CHI}[call])
+                self.bots.press(seat, {"kan": Key.KAN, "pon": Key.PON, "chi": Key.CHI}[call])
                 called = self.fw.call(seat, discarder, own)
                 self._remember_call(hand, seat, call, called, own, discarder)
                 return True

@@ -33,6 +33,7 @@ from firmware_bridge import (
 )
 from firmware_bridge import messages as m
 from tablectl.config import DaemonConfig, load_rules_ref
+from tablectl.console.screens import ShownScreens
 from tablectl.console.staff import StaffGate
 from tablectl.ctl import CtlServer
 from tablectl.journal import Journal, JournalLock, LinkPosition, resume
@@ -259,6 +260,10 @@ class Daemon:
         self._games_over = 0
         #: Why the table's hello was refused (a protocol or signing mismatch), while it is.
         self.refused: str | None = None
+        #: The screens the seats were sent, to tell which one a key was pressed on, and
+        #: the seat of the key being handled (its displays are that seat's own doing).
+        self.screens = ShownScreens()
+        self._key_seat: int | None = None
         #: The stall watchdog (None when the config turns it off), checked every tick.
         self.watch: StallWatch | None = None
 
@@ -279,24 +284,34 @@ class Daemon:
         finally:
             self._held = None
         for msg in held[:-1]:
-            self._post(msg)
+            self._send(msg)
         if acknowledge is not None:
             acknowledge()
         for msg in held[-1:]:
-            self._post(msg)
+            self._send(msg)
 
     def _post(self, msg: m.Message) -> None:
+        if isinstance(msg, m.SeatDisplay):
+            self.screens.made(msg.seat, msg.line1, own=self._key_seat == msg.seat)
         if self._held is not None:
             self._held.append(msg)
             return
+        self._send(msg)
+
+    def _send(self, msg: m.Message) -> None:
         link = self.link
-        if link is None:
-            return
         try:
+            if link is None:
+                raise LinkDown("no link yet")
             link.post_nowait(msg)
         except LinkDown:
             # Displays are re-sent in full after the reconnect; nothing else to do now.
             log.debug("[%s] not sent while the link is down: %s", self.config.table_id, msg)
+            if isinstance(msg, m.SeatDisplay):
+                self.screens.unsent(msg.seat)
+            return
+        if isinstance(msg, m.SeatDisplay):
+            self.screens.posted(msg.seat, link.session, link.posted_count)
 
     async def run(self) -> None:
         """Run until :attr:`stop` is set (or ``max_games`` games have finished)."""
@@ -637,7 +652,13 @@ class Daemon:
                     mark = len(self._held)
                     try:
                         with recorder.unit():
-                            await self._dispatch(table, delivery.item)
+                            if not self._stale(table, delivery):
+                                item = delivery.item
+                                self._key_seat = item.seat if isinstance(item, m.KeyPress) else None
+                                try:
+                                    await self._dispatch(table, item)
+                                finally:
+                                    self._key_seat = None
                     except Exception as exc:
                         del self._held[mark:]  # its commands never go out
                         positions = [d.position for d in group if d is handled]
@@ -680,6 +701,19 @@ class Daemon:
             log.error("[%s] the table was refused: %s; retrying", self.config.table_id, item.reason)
         elif isinstance(item, m.Message):
             await table.handle(item)
+
+    def _stale(self, table: Table, delivery: Delivery) -> bool:
+        """A key pressed on another screen than its seat shows now: refused, not handled
+        (tablectl/console/screens.py)."""
+        key, session, acked = delivery.item, delivery.session, delivery.peer_acked
+        if not isinstance(key, m.KeyPress) or session is None or acked is None:
+            return False
+        stale = self.screens.stale(key.seat, session, acked)
+        if stale is None or not 0 <= key.seat < table.players:
+            return False
+        table.keys.drop_stale(key.seat, key.key, *stale)
+        table.refresh()
+        return True
 
 
 #: Staff requests from the parlor waiting for the table (more are dropped).

@@ -6,6 +6,7 @@ phase (:func:`tablectl.console.prompts.idle_spec`).
 from __future__ import annotations
 
 from firmware_bridge import messages as m
+from tablectl.console.core import log
 from tablectl.console.flows import Flows
 from tablectl.console.model import PendingKind
 from tablectl.console.prompts import PROMPTS, STAFF_PROMPTS, Prompt, idle_spec
@@ -57,6 +58,17 @@ class KeyRouter:
             return
         await self._idle(seat, key)
 
+    def drop_stale(self, seat: int, key: m.Key, pressed_on: str, shows: str) -> None:
+        """A key the table sent while ``seat`` showed ``pressed_on`` (a screen of
+        :func:`tablectl.console.screens.screen_of`), which it no longer shows: it was meant
+        for that screen, not for ``shows``. Dropped with a refusal, so the player sees
+        the new screen and answers it (docs/console.md, "A key pressed on another
+        screen")."""
+        log.info("[%s] seat %d: %s was pressed on %s, the seat shows %s: dropped",
+                 self.core.table_id, seat, key.name, pressed_on or "its page",
+                 shows or "its page")  # fmt: skip
+        self.core.refuse(seat, "screen changed")
+
     async def _idle(self, seat: int, key: m.Key) -> None:
         """A key the phase takes from a seat with no prompt."""
         core, flows = self.core, self.flows
@@ -70,6 +82,10 @@ class KeyRouter:
             core.open(seat, Prompt.STAFF)
         elif key == m.Key.MENU:
             core.open(seat, Prompt.ABORT)
+            # Nothing chosen yet: another prompt's choice (a page at OK?, a staff entry)
+            # must not be declared by the first OK (0 was a KeyError that stopped the
+            # daemon; random keys on a bot's seat found it, issue 29).
+            console.choice = None
         elif key == m.Key.RIICHI:
             refusal = core.apply(ev.Riichi(seat=seat))
             if refusal is not None:

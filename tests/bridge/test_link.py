@@ -728,3 +728,23 @@ async def test_a_duplicate_event_is_acked_at_once(monkeypatch: pytest.MonkeyPatc
         assert [f.ack for f in acks] == [delivery.position.rx_next]
         assert host.stats.duplicates_dropped == 1
         await groups.aclose()
+
+
+async def test_each_event_says_how_many_commands_the_table_had_when_it_sent_it() -> None:
+    """``Delivery.peer_acked``: the daemon tells which of its displays a key was pressed
+    on (tablectl/console/screens.py)."""
+    async with link_pair() as (host, device):
+        groups = host.batches()
+        assert isinstance((await anext(groups))[0].item, LinkUp)
+        device.post(KeyPress(seat=0, key=Key.OK))  # before any command reached it
+        await asyncio.gather(*(host.post(msg) for msg in commands(3)))
+        assert host.posted_count == 3
+        device.post(KeyPress(seat=1, key=Key.OK))  # after all three
+        keys: list[Any] = []
+        while len(keys) < 2:
+            group = await anext(groups)
+            keys += [d for d in group if isinstance(d.item, KeyPress)]
+            host.acknowledge(group[-1])
+        assert [d.peer_acked for d in keys] == [0, 3]
+        assert [d.session for d in keys] == [host.session] * 2
+        await groups.aclose()

@@ -33,6 +33,13 @@ class FakeLink:
         #: Posts and acks in the order they were made.
         self.calls: list[str] = []
 
+    #: The link session (one: nothing here reconnects).
+    session = 1
+
+    @property
+    def posted_count(self) -> int:
+        return len(self.posted)
+
     def post_nowait(self, msg: m.Message) -> Any:
         self.posted.append(msg)
         self.calls.append("post")

@@ -84,8 +84,14 @@ def test_events_that_journal_nothing_write_nothing_until_the_position_lags(
 
 
 class _Link:
+    session = 1
+
     def __init__(self) -> None:
         self.posted: list[m.Message] = []
+
+    @property
+    def posted_count(self) -> int:
+        return len(self.posted)
 
     def post_nowait(self, msg: m.Message) -> Any:
         self.posted.append(msg)

@@ -12,6 +12,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from firmware_bridge.messages import WallTake
 from hw_sim import SimTable
 from tablectl.config import config_for
@@ -139,4 +141,29 @@ async def test_a_call_key_pressed_on_a_bots_seat_is_withdrawn(tmp_path: Path) ->
         run.table.press(2, "PON")
         started = bots.hands_started
         await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
+
+
+@pytest.mark.parametrize(
+    ("preset", "seed"),
+    [
+        ("ariari", 0),  # PON, CHI: the daemon took neither, the follower made the call
+        ("jboy-sanma", 13),  # RIICHI: the bot went on discarding other tiles, refused
+        ("jboy", 22),  # keys dropped for another screen: their notices read as echoes
+        ("ariari", 70),  # MENU, OK after a page at OK?: the daemon stopped (KeyError)
+    ],
+)
+async def test_random_keys_on_a_bots_seat_do_not_wedge_the_bots(
+    tmp_path: Path, preset: str, seed: int
+) -> None:
+    """Someone presses six random keys (``keys`` fault, drawn from the seed) on one bot's
+    seat in the middle of a hand: the bots follow what the daemon made of them and play
+    the next hands (issue 29 item 3; the tile soak's ``keys@N:SEAT``)."""
+    async with tile_table(tmp_path, preset, seed) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.takes() > 40 + seed % 30, "the first hand's play")
+        await run.table.inject("keys", str(seed % run.table.house.players), "6")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 2, "two more hands")
         assert bots.stalls == 0 and bots.hands_left == 0
