@@ -103,6 +103,8 @@ KEYED_LINES = ("KEY ENTRY: NO TILES", "! hand:")
 #: Line 2 where the daemon dropped a key pressed on another screen (docs/console.md, "A key
 #: pressed on another screen"): about an older key, never the echo of the one just pressed.
 STALE_LINE = "! screen changed"
+#: How often a bot presses a key again that the daemon dropped for a changed screen.
+STALE_RETRIES = 3
 
 
 def _settle_tray(fw: SimFirmware, seat: int, line2: str) -> None:
@@ -517,22 +519,36 @@ class BotTable:
                 return False
         return True
 
+    async def _press_for(self, hand: Hand, seat: int, key: Key) -> None:
+        """Press ``key`` on ``seat`` and wait until the hand is over or the daemon refuses.
+        A key the daemon dropped because the screen changed under it (a fault came) was
+        never taken: the bot presses it again once the table is back, as a person would
+        (docs/console.md, "A key pressed on another screen")."""
+        since = [0]
+
+        def answered() -> bool:
+            return hand.over or self._refused_at[seat] > since[0]
+
+        for _ in range(STALE_RETRIES):
+            since[0] = self.fw.display_seq
+            self.press(seat, key)
+            await self._wait_until(answered)
+            if hand.over or self._text[seat][1] != STALE_LINE:
+                return
+            await self._wait_until(lambda: hand.over or self._table_ok())
+
     async def _tsumo(self, hand: Hand, seat: int, score: HandScore | None = None) -> bool:
-        since = self.fw.display_seq
         self._entries[seat] = entry_for(self.house, True, score)
-        self.press(seat, Key.TSUMO)
-        return await self._after_win_key(hand, seat, since)
+        return await self._after_win_key(hand, seat, Key.TSUMO)
 
     async def _ron(self, hand: Hand, seat: int, score: HandScore | None = None) -> bool:
-        since = self.fw.display_seq
         self._entries[seat] = entry_for(self.house, False, score)
-        self.press(seat, Key.RON)
-        return await self._after_win_key(hand, seat, since)
+        return await self._after_win_key(hand, seat, Key.RON)
 
-    async def _after_win_key(self, hand: Hand, seat: int, since: int) -> bool:
-        """After TSUMO/RON: the hand is over once an entry or a claim window opened; a
+    async def _after_win_key(self, hand: Hand, seat: int, key: Key) -> bool:
+        """TSUMO/RON: the hand is over once an entry or a claim window opened; a
         refusal (a dead hand, say) means play goes on."""
-        await self._wait_until(lambda: hand.over or self._refused_at[seat] > since)
+        await self._press_for(hand, seat, key)
         if hand.over:
             return False
         self._entries.pop(seat, None)
@@ -550,10 +566,8 @@ class BotTable:
         return True  # refused: the next look at the same tile just discards
 
     async def _abort(self, hand: Hand, seat: int, digit: Key, reason: str) -> bool:
-        since = self.fw.display_seq
         self._intent[seat] = [digit, Key.OK]
-        self.press(seat, Key.MENU)
-        await self._wait_until(lambda: hand.over or self._refused_at[seat] > since)
+        await self._press_for(hand, seat, Key.MENU)
         self._intent.pop(seat, None)
         if not hand.over:
             hand.refused.add(reason)
@@ -568,9 +582,7 @@ class BotTable:
         if first not in self.seats:
             await self._wait_until(lambda: hand.over, stall=False)
             return False
-        since = self.fw.display_seq
-        self.press(first, Key.TENPAI if hand.tenpai[first] else Key.NOTEN)
-        await self._wait_until(lambda: hand.over or self._refused_at[first] > since)
+        await self._press_for(hand, first, Key.TENPAI if hand.tenpai[first] else Key.NOTEN)
         return False
 
     # ---- prompts
