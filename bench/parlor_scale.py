@@ -66,6 +66,7 @@ from typing import Any
 
 import _common as common
 import dashboard as page
+from parlor_scale_contract import Contract
 from parlor_scale_tables import Acks, GameScript, SimulatedTable, record_games
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -344,14 +345,16 @@ async def run(
     args: argparse.Namespace,
     database: str | None,
     db_pid: int | None,
+    daemon_leaves: set[str],
 ) -> dict[str, Any]:
-    """One parlor of ``count`` tables through the three phases."""
+    """One parlor of ``count`` tables through the three phases; every table message
+    checked against the contract and its topics against the recorded daemons'."""
     sent: list[page.Sent] = []
     ledger_dir = Path(tempfile.mkdtemp(prefix="bench-parlor-ledger-", dir=args.ledger_dir))
     try:
         with tempfile.TemporaryDirectory(prefix="bench-parlor-", dir=page.scratch()) as folder:
             tmp = Path(folder)
-            async with page.mosquitto(tmp) as (port, broker_pid):
+            async with page.mosquitto(tmp) as (port, broker_pid), Contract(port) as contract:
                 db = database or str(ledger_dir / "ledger.sqlite3")
                 config = write_config(tmp, db, port)
                 async with (
@@ -369,9 +372,12 @@ async def run(
                             await asyncio.to_thread(driver.execute_script, page.OBSERVER_JS)
                             trees["browser"] = driver.service.process.pid
                         stack.enter_context(page.timed_states(sent))
-                        return await _phases(
+                        out = await _phases(
                             count, scripts, args, tmp, port, pids, trees, driver, sent
                         )
+                # After the tables closed: their last messages were counted too.
+                out["contract"] = contract.summary(daemon_leaves)
+                return out
     finally:
         shutil.rmtree(ledger_dir, ignore_errors=True)
 
@@ -394,7 +400,7 @@ async def _phases(
         if driver is not None:
             await _page_shows(driver, count)
             offset, slack = await asyncio.to_thread(page.calibrate, driver)
-        await asyncio.sleep(page.SETTLE_S)
+            await asyncio.sleep(page.SETTLE_S)
         acks = parlor.acks
 
         # human: states at human pace, a game end per table somewhere in the phase.
@@ -493,13 +499,17 @@ async def _page_shows(driver: Any, count: int) -> None:
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     """Record the games, then run each parlor size of the sweep."""
     with tempfile.TemporaryDirectory(prefix="bench-parlor-rec-", dir=page.scratch()) as rec:
-        scripts = await record_games(args.presets, Path(rec))
+        async with page.mosquitto(Path(rec)) as (port, _pid), Contract(port) as daemons:
+            scripts = await record_games(args.presets, Path(rec), port)
+    # What real daemons published on their table topics during their games.
+    daemon_leaves = daemons.leaves()
     out: dict[str, Any] = {
         "games": [
             {"rules": s.rules, "players": s.players, "states": s.states, "hands": s.hands}
             for s in scripts
         ],
         "state_s": args.state_s,
+        "daemon_contract": daemons.summary(daemon_leaves),
         "runs": [],
     }
     with contextlib.ExitStack() as stack:
@@ -508,7 +518,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             database, db_pid = stack.enter_context(postgres())
         out["database"] = "postgresql" if database else "sqlite"
         for count in args.sweep:
-            out["runs"].append(await run(count, scripts, args, database, db_pid))
+            out["runs"].append(await run(count, scripts, args, database, db_pid, daemon_leaves))
     return out
 
 

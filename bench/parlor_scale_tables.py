@@ -76,8 +76,9 @@ class GameScript:
 
 
 @contextlib.contextmanager
-def _noted(calls: dict[int, list[tuple[str, dict[str, Any]]]]) -> Iterator[None]:
-    """Note every ``publish_*`` call by publisher; the publishers never connect."""
+def _noted(calls: dict[int, list[tuple[str, dict[str, Any]]]], connect: bool) -> Iterator[None]:
+    """Note every ``publish_*`` call by publisher; without ``connect`` the publishers
+    never dial their broker."""
 
     def wrap(kind: str) -> Any:
         original = getattr(TablePublisher, f"publish_{kind}")
@@ -94,17 +95,17 @@ def _noted(calls: dict[int, list[tuple[str, dict[str, Any]]]]) -> Iterator[None]
     with contextlib.ExitStack() as stack:
         for kind in KINDS:
             stack.enter_context(mock.patch.object(TablePublisher, f"publish_{kind}", wrap(kind)))
-        stack.enter_context(mock.patch.object(TablePublisher, "run", offline))
+        if not connect:
+            stack.enter_context(mock.patch.object(TablePublisher, "run", offline))
         yield
 
 
-async def _record_one(preset: str, seed: int, folder: Path) -> tuple[str, Path, Daemon]:
+async def _record_one(preset: str, seed: int, folder: Path, port: int) -> tuple[str, Path, Daemon]:
     sim = SimTable(preset, seed, max_games=1, tile_reader=True, wall_reader=True, seat_reader=True)
     url = await sim.start_sim(f"record-{preset}-{seed}")
     journal = folder / f"record-{preset}-{seed}.sqlite3"
-    # A broker that is never dialled (run() is replaced): the daemon makes its publisher.
-    settings = MqttSettings(host="127.0.0.1", port=9, client_id=f"record-{seed}")
-    config = config_for(url, preset, journal, table_id="rec", mqtt=settings)
+    settings = MqttSettings(host="127.0.0.1", port=port, client_id=f"record-{seed}")
+    config = config_for(url, preset, journal, table_id=f"daemon-{preset}", mqtt=settings)
     daemon = Daemon(config, claim_window_s=common.FAST_CLAIM_S)
     task = asyncio.create_task(daemon.run())
     try:
@@ -119,13 +120,21 @@ async def _record_one(preset: str, seed: int, folder: Path) -> tuple[str, Path, 
     return preset, journal, daemon
 
 
-async def record_games(presets: Sequence[str], folder: Path) -> list[GameScript]:
-    """One real game per preset (bots reading their tiles, bot speed), as published."""
+async def record_games(
+    presets: Sequence[str], folder: Path, port: int | None = None
+) -> list[GameScript]:
+    """One real game per preset (bots reading their tiles, bot speed), as published;
+    the daemons (``daemon-<preset>``) publish to Mosquitto on ``port`` if given."""
+    if len(set(presets)) != len(presets):
+        raise ValueError("one game per preset: a preset is named twice")
     calls: dict[int, list[tuple[str, dict[str, Any]]]] = {}
     scripts = []
-    with _noted(calls):
+    with _noted(calls, connect=port is not None):
         recorded = await asyncio.gather(
-            *(_record_one(preset, seed + 1, folder) for seed, preset in enumerate(presets))
+            *(
+                _record_one(preset, seed + 1, folder, port or 9)
+                for seed, preset in enumerate(presets)
+            )
         )
     for preset, journal_path, _daemon in recorded:
         with Journal.open(journal_path, create=False, readonly=True) as journal:
