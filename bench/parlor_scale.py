@@ -357,10 +357,12 @@ async def run(
             async with page.mosquitto(tmp) as (port, broker_pid), Contract(port) as contract:
                 db = database or str(ledger_dir / "ledger.sqlite3")
                 config = write_config(tmp, db, port)
-                async with (
-                    ledger(tmp, config) as ledger_pid,
-                    dashboard(tmp, config, port) as (url, dash_pid),
-                ):
+                async with contextlib.AsyncExitStack() as services:
+                    # Both at once: each is a Python start-up of a second or two.
+                    ledger_pid, (url, dash_pid) = await asyncio.gather(
+                        services.enter_async_context(ledger(tmp, config)),
+                        services.enter_async_context(dashboard(tmp, config, port)),
+                    )
                     pids = {"broker": broker_pid, "ledger": ledger_pid, "dashboard": dash_pid}
                     pids["tables"] = os.getpid()
                     trees = {"postgres": db_pid} if db_pid else {}
@@ -501,6 +503,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-parlor-rec-", dir=page.scratch()) as rec:
         async with page.mosquitto(Path(rec)) as (port, _pid), Contract(port) as daemons:
             scripts = await record_games(args.presets, Path(rec), port)
+            # The daemons' last messages (their games) on their way through the broker.
+            await daemons.wait_for("games", len(scripts))
     # What real daemons published on their table topics during their games.
     daemon_leaves = daemons.leaves()
     out: dict[str, Any] = {

@@ -69,6 +69,7 @@ class Contract:
         self.invalid = 0
         self.violations: list[str] = []
         self._ready = asyncio.Event()
+        self._noted = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     def note(self, topic: str, payload: bytes) -> None:
@@ -77,6 +78,7 @@ class Contract:
         if where is None:
             return
         self.seen[where] += 1
+        self._noted.set()
         self._per_leaf[where[1]] += 1
         if self._per_leaf[where[1]] > CHECKED_PER_LEAF:
             return
@@ -91,6 +93,18 @@ class Contract:
     def leaves(self, tables: set[str] | None = None) -> set[str]:
         """The leaves seen (of ``tables`` only, if given)."""
         return {leaf for table, leaf in self.seen if tables is None or table in tables}
+
+    async def wait_for(self, leaf: str, tables: int, within: float = 10.0) -> bool:
+        """Wait until ``tables`` tables sent on ``leaf`` (False: ``within`` passed)."""
+        deadline = asyncio.get_running_loop().time() + within
+        while sum(name == leaf for _, name in self.seen) < tables:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return False
+            self._noted.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._noted.wait(), left)
+        return True
 
     async def _listen(self) -> None:
         async with Client("127.0.0.1", self.port, identifier="bench-contract") as client:
