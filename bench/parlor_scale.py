@@ -89,6 +89,31 @@ class CannotStart(page.CannotStart):
 # --- the parlor's processes ------------------------------------------------------------
 
 
+@contextlib.asynccontextmanager
+async def mosquitto(folder: Path, nodelay: bool) -> AsyncIterator[tuple[int, int]]:
+    """Mosquitto on 127.0.0.1 (anonymous, no persistence; ``nodelay``: its
+    ``set_tcp_nodelay true``, off by default); yields (port, pid)."""
+    exe = shutil.which("mosquitto") or (
+        "/usr/sbin/mosquitto" if os.access("/usr/sbin/mosquitto", os.X_OK) else None
+    )
+    if exe is None:
+        raise CannotStart("mosquitto is not installed (apt-get install mosquitto)")
+    port = page.free_port()
+    config = folder / "mosquitto.conf"
+    # As root, mosquitto would drop to user 'mosquitto', who cannot read the folder.
+    config.write_text(
+        f"listener {port} 127.0.0.1\npersistence false\nallow_anonymous true\n"
+        f"log_dest stderr\nuser root\nset_tcp_nodelay {'true' if nodelay else 'false'}\n"
+    )
+    log = folder / "mosquitto.log"
+    proc = await page._spawn([exe, "-c", str(config)], log)
+    try:
+        await page._wait_port(port, proc, "mosquitto", log)
+        yield port, proc.pid
+    finally:
+        await common.stop_daemon(proc)
+
+
 def write_config(folder: Path, database: str, broker_port: int) -> Path:
     """The one config file of the ledger and the dashboard (their ``[ledger]``)."""
     config = folder / "parlor.toml"
@@ -354,7 +379,10 @@ async def run(
     try:
         with tempfile.TemporaryDirectory(prefix="bench-parlor-", dir=page.scratch()) as folder:
             tmp = Path(folder)
-            async with page.mosquitto(tmp) as (port, broker_pid), Contract(port) as contract:
+            async with (
+                mosquitto(tmp, args.broker_nodelay) as (port, broker_pid),
+                Contract(port) as contract,
+            ):
                 db = database or str(ledger_dir / "ledger.sqlite3")
                 config = write_config(tmp, db, port)
                 async with contextlib.AsyncExitStack() as services:
@@ -375,7 +403,7 @@ async def run(
                             trees["browser"] = driver.service.process.pid
                         stack.enter_context(page.timed_states(sent))
                         out = await _phases(
-                            count, scripts, args, tmp, port, pids, trees, driver, sent
+                            count, scripts, args, tmp, port, pids, trees, driver, sent, contract
                         )
                 # After the tables closed: their last messages were counted too.
                 out["contract"] = contract.summary(daemon_leaves)
@@ -394,6 +422,7 @@ async def _phases(
     trees: dict[str, int],
     driver: Any,
     sent: list[page.Sent],
+    contract: Contract,
 ) -> dict[str, Any]:
     parlor = Parlor(scripts, count, port, tmp)
     out: dict[str, Any] = {"tables": count}
@@ -406,14 +435,16 @@ async def _phases(
         acks = parlor.acks
 
         # human: states at human pace, a game end per table somewhere in the phase.
-        p0 = Probe(pids, trees)
+        p0, m0 = Probe(pids, trees), contract.total
         await parlor.scatter(args.human_s)
-        p1 = Probe(pids, trees)
+        p1, m1 = Probe(pids, trees), contract.total
         human_rss = rss(pids, trees)
         await parlor.drain(DRAIN_S)
         out["human"] = {
             "seconds": round(p1.t - p0.t, 1),
             "states_per_s": round(sum(p0.t <= s.t < p1.t for s in sent) / (p1.t - p0.t), 1),
+            # Every table topic: states, seat scores, events, hands, games, ledger, acks.
+            "messages_per_s": round((m1 - m0) / (p1.t - p0.t), 1),
             "games": acks.ended_between(p0.t, p1.t),
             "ledger_lag": lag_ms(acks.lags(p0.t, p1.t)),
             "cpu_pct": p1.pct_since(p0),
@@ -513,6 +544,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             for s in scripts
         ],
         "state_s": args.state_s,
+        "broker_nodelay": args.broker_nodelay,
         "daemon_contract": daemons.summary(daemon_leaves),
         "runs": [],
     }
@@ -574,6 +606,9 @@ def main() -> None:
     db.add_argument("--db", metavar="URL", help="the ledger's database (default SQLite on disk)")
     db.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL cluster")
     parser.add_argument("--ledger-dir", help="where the SQLite ledger goes (default: $TMPDIR)")
+    parser.add_argument(
+        "--broker-nodelay", action="store_true", help="Mosquitto's set_tcp_nodelay true"
+    )
     parser.add_argument("--no-browser", action="store_true", help="no Chromium, no page figures")
     parser.add_argument("--markdown", action="store_true", help="also a table on stderr")
     args = parser.parse_args()

@@ -65,6 +65,8 @@ class Contract:
         #: (table, leaf) -> messages seen.
         self.seen: Counter[tuple[str, str]] = Counter()
         self._per_leaf: Counter[str] = Counter()
+        #: Messages seen on table topics, all leaves.
+        self.total = 0
         self.checked = 0
         self.invalid = 0
         self.violations: list[str] = []
@@ -78,6 +80,7 @@ class Contract:
         if where is None:
             return
         self.seen[where] += 1
+        self.total += 1
         self._noted.set()
         self._per_leaf[where[1]] += 1
         if self._per_leaf[where[1]] > CHECKED_PER_LEAF:
