@@ -554,7 +554,14 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             database, db_pid = stack.enter_context(postgres())
         out["database"] = "postgresql" if database else "sqlite"
         for count in args.sweep:
-            out["runs"].append(await run(count, scripts, args, database, db_pid, daemon_leaves))
+            try:
+                out["runs"].append(await run(count, scripts, args, database, db_pid, daemon_leaves))
+            except page.CannotStart as exc:
+                if not out["runs"]:
+                    raise
+                # A larger parlor would not start either; keep what the smaller ones gave.
+                out["runs"].append({"tables": count, "error": str(exc)})
+                break
     return out
 
 
@@ -568,6 +575,9 @@ def markdown(result: dict[str, Any]) -> str:
     )
     lines = [head, "|" + "---|" * 8]
     for r in result["runs"]:
+        if "error" in r:
+            lines.append(f"| {r['tables']} | {r['error']} |")
+            continue
         h, b = r["human"], r["burst"]
         cpu, mem = h["cpu_pct"], r["rss_mb_peak"]
         shown = (h.get("page", {}), r.get("sustained_page", {}))
