@@ -3,26 +3,31 @@
 Run from the repository root::
 
     .venv/bin/python bench/parlor_scale.py [--tables 100] [--sweep 20,50,100]
-        [--human-s 60] [--step-s 10] [--db URL | --postgres] [--no-browser] [--markdown]
+        [--human-s 60] [--step-s 10] [--db URL | --postgres] [--broker-nodelay]
+        [--no-browser] [--markdown]
 
-On this machine: Mosquitto on 127.0.0.1 (a free port, no persistence), ``tablectl ledger
-run`` and ``tablectl dashboard`` as their own processes, sharing one config file
-(``[ledger]``: the dashboard reads the finished games from the ledger's database as in a
-parlor), the page in headless Chromium, and ``--tables`` simulated tables in this
-process (bench/parlor_scale_tables.py: each a real ``TablePublisher`` with its own MQTT
+On this machine: Mosquitto on 127.0.0.1 (a free port, no persistence; Debian's default
+``set_tcp_nodelay false`` unless ``--broker-nodelay``), ``tablectl ledger run`` and
+``tablectl dashboard`` as their own processes, sharing one config file (``[ledger]``:
+the dashboard reads the finished games from the ledger's database as in a parlor), the
+page in headless Chromium, and ``--tables`` simulated tables in this process
+(bench/parlor_scale_tables.py: each a real ``TablePublisher`` with its own MQTT
 connection and a real journal with its ledger outbox, replaying a real game recorded
-from a daemon at the start of the run). The ledger's database is SQLite in a folder on
-disk (``synchronous=FULL``: an fsync per game), or ``--db postgresql://...``, or
+from a daemon at the start of the run). Every message on the table topics is checked
+against docs/mqtt's schemas and its topic against those the recording daemons used
+(bench/parlor_scale_contract.py). The ledger's database is SQLite in a folder on disk
+(``synchronous=FULL``: an fsync per game), or ``--db postgresql://...``, or
 ``--postgres``: a throwaway PostgreSQL cluster on a free loopback port (initdb/pg_ctl
 as in tests/ledger, fsync left on).
 
-Human pace, per table: a state every ``--state-s`` seconds (2 s: a take or a discard, 0.5
-state/s, the rate a tile-reading table publishes; with the retained seat scores, events
-and hands about 0.6 message/s), a hand every ~4.5 minutes (the recorded games' ~135
-states a hand), a game every ~50 minutes. States are not compressed. Game ends are: at
-the true pace 100 tables end 2 games a minute, too few to time, so in the ``human``
-phase every table also ends one game at a random moment of the phase (``--human-s``,
-60 s: ~50 times a human parlor's game rate), with the states going on at human pace.
+Human pace, per table: the recorded daemon's ``publish_state`` calls, one every
+``--state-s`` seconds (2 s: a take or a discard), of which the publisher sends the
+changed ones (about 0.30 state messages/s; 0.34 messages/s with the seat scores, events
+and hands); 110-145 states a hand, so a hand every 4-5 minutes and a game every 15-50.
+States are not compressed. Game ends are: at the true pace 100 tables end about 3 games
+a minute, too few to time, so in the ``human`` phase every table also ends one game at
+a random moment of the phase (``--human-s``, 60 s: about 35 times a parlor's game
+rate), with the states going on at human pace.
 
 Phases, one after the other, the states going on at human pace throughout:
 
