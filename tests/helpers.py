@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -237,6 +238,22 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def sockets_to(port: int) -> list[socket.socket]:
+    """This process's TCP sockets connected to ``port`` on loopback (duplicates)."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            sock = socket.socket(fileno=os.dup(int(fd)))
+            try:
+                if sock.type == socket.SOCK_STREAM and sock.getpeername()[1] == port:
+                    found.append(sock)
+                    continue
+            except (OSError, IndexError, TypeError):
+                pass
+            sock.close()
+    return found
 
 
 @dataclass

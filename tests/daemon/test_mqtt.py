@@ -7,7 +7,6 @@ and Home Assistant see after they (re)start: retained values, not a live stream.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import json
 import logging
@@ -27,6 +26,7 @@ import tablectl.mqtt_link as link_mod
 import tablectl.mqtt_outbox as outbox_mod
 from tablectl.mqtt import TablePublisher
 from tablectl.mqtt_settings import MqttSettings
+from tests.helpers import sockets_to
 
 if TYPE_CHECKING:
     from conftest import Broker
@@ -266,28 +266,12 @@ async def test_retained_state_reaches_late_subscriber(mosquitto: Broker) -> None
     assert publisher.stats.dropped == 0
 
 
-def _sockets_to(port: int) -> list[socket.socket]:
-    """This process's TCP sockets connected to ``port`` on loopback (duplicates)."""
-    found = []
-    for fd in os.listdir("/proc/self/fd"):
-        with contextlib.suppress(OSError):
-            sock = socket.socket(fileno=os.dup(int(fd)))
-            try:
-                if sock.type == socket.SOCK_STREAM and sock.getpeername()[1] == port:
-                    found.append(sock)
-                    continue
-            except (OSError, IndexError, TypeError):
-                pass
-            sock.close()
-    return found
-
-
 async def test_the_tables_socket_sends_at_once(mosquitto: Broker) -> None:
     """TCP_NODELAY: a state sent right after an event does not wait for the broker's
     delayed ACK (Nagle's algorithm cost the parlor's page ~40 ms a state)."""
     async with TablePublisher(settings_for(mosquitto), "t1", 4) as publisher:
         await wait_until(idle(publisher))
-        sockets = _sockets_to(mosquitto.port)
+        sockets = sockets_to(mosquitto.port)
         try:
             assert len(sockets) == 1
             assert sockets[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
