@@ -523,7 +523,8 @@ class BotTable:
         """Press ``key`` on ``seat`` and wait until the hand is over or the daemon refuses.
         A key the daemon dropped because the screen changed under it (a fault came) was
         never taken: the bot presses it again once the table is back, as a person would
-        (docs/console.md, "A key pressed on another screen")."""
+        (docs/console.md, "A key pressed on another screen"), unless the seat now shows a
+        prompt, which takes the answer instead."""
         since = [0]
 
         def answered() -> bool:
@@ -536,6 +537,8 @@ class BotTable:
             if hand.over or self._text[seat][1] != STALE_LINE:
                 return
             await self._wait_until(lambda: hand.over or self._table_ok())
+            if prompt_of(self.fw.consoles[seat].line1) is not None:
+                return  # a prompt came (RON? as the RON was pressed): answered as prompts are
 
     async def _tsumo(self, hand: Hand, seat: int, score: HandScore | None = None) -> bool:
         self._entries[seat] = entry_for(self.house, True, score)
