@@ -103,6 +103,9 @@ KEYED_LINES = ("KEY ENTRY: NO TILES", "! hand:")
 #: Line 2 where the daemon dropped a key pressed on another screen (docs/console.md, "A key
 #: pressed on another screen"): about an older key, never the echo of the one just pressed.
 STALE_LINE = "! screen changed"
+#: Line 2 where the daemon refused a key because a fault stands (docs/console.md): a key
+#: for after the fault, not a refusal of what it asked.
+FAULT_LINE = "! fault: fix it"
 #: How often a bot presses a key again that the daemon dropped for a changed screen.
 STALE_RETRIES = 3
 
@@ -521,8 +524,9 @@ class BotTable:
 
     async def _press_for(self, hand: Hand, seat: int, key: Key) -> None:
         """Press ``key`` on ``seat`` and wait until the hand is over or the daemon refuses.
-        A key the daemon dropped because the screen changed under it (a fault came) was
-        never taken: the bot presses it again once the table is back, as a person would
+        A key the daemon dropped because the screen changed under it, or refused because a
+        fault stands, was never taken: the bot presses it again once the table is back, as
+        a person would
         (docs/console.md, "A key pressed on another screen"), unless the seat now shows a
         prompt, which takes the answer instead."""
         since = [0]
@@ -534,7 +538,7 @@ class BotTable:
             since[0] = self.fw.display_seq
             self.press(seat, key)
             await self._wait_until(answered)
-            if hand.over or self._text[seat][1] != STALE_LINE:
+            if hand.over or not self._text[seat][1].startswith((STALE_LINE, FAULT_LINE)):
                 return
             await self._wait_until(lambda: hand.over or self._table_ok())
             if prompt_of(self.fw.consoles[seat].line1) is not None:

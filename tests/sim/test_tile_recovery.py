@@ -129,6 +129,21 @@ async def test_a_take_made_as_a_reader_fault_came_is_kept_for_the_hand(tmp_path:
         assert not any("no hand in play" in why for _, why in bots.refusals)
 
 
+async def test_a_key_dropped_as_a_fault_came_is_pressed_again(tmp_path: Path) -> None:
+    """ema seed 1 (the tile soak): a pond reader fails as the wall runs out; the first
+    seat's TENPAI reaches the daemon under FAULT: dropped (``! screen changed``, pressed
+    on its page) or refused (``! fault: fix it``, pressed on FAULT), as the timing falls.
+    Once the fault is cleared the bot presses it again, as a person would; it used to
+    wait for ever for a draw nobody declared."""
+    async with tile_table(tmp_path, "ema", 1, faults="reader@721:3:discards") as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: not run.table.firmware.faults.one_shots, "the reader fault")
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
+
+
 async def test_a_call_key_pressed_on_a_bots_seat_is_withdrawn(tmp_path: Path) -> None:
     """Someone presses PON on a bot's seat while the seat before it still holds its drawn
     tile: the daemon waits at ``PLACE MELD`` for a meld that never comes; the bots
