@@ -163,7 +163,10 @@ class TileFlow:
                 self.apply_take(held.seat, held.take)  # the stand-in, keyed as the call
         for console in self.core.consoles:
             if not console.prompt:
+                # On the score page: the conditions page of an all-last hand hid it, and
+                # nobody knew to key the hand in (tile soak, kantan seed 254).
                 console.message = "KEY ENTRY: NO TILES"
+                console.page = 0
 
     def apply_take(self, seat: int, pos: int) -> None:
         """A take at ``pos`` by ``seat``, after the discard it implies: in a tile-aware

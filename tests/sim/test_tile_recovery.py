@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge.messages import WallTake
+from firmware_bridge.messages import SeatDisplay, WallTake
 from hw_sim import SimTable
 from tablectl.config import config_for
 from tablectl.daemon import Daemon
@@ -127,6 +127,26 @@ async def test_a_take_made_as_a_reader_fault_came_is_kept_for_the_hand(tmp_path:
         await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
         assert bots.stalls == 0 and bots.hands_left == 0
         assert not any("no hand in play" in why for _, why in bots.refusals)
+
+
+async def test_a_misread_under_the_conditions_page_is_seen_and_keyed(tmp_path: Path) -> None:
+    """kantan seed 254 (the tile soak): seat 0's hand reader misreads in South 1, a hand
+    that opens on every seat's conditions page. The daemon turned the tiles off and said
+    so on line 2 of the score page (``! hand: another 1s``, ``KEY ENTRY: NO TILES``),
+    hidden under the conditions page: nobody knew the hand was keyed, and at the end of
+    the walls everybody waited for the draw the tiles would have decided. The refusal and
+    the notice now bring the score page back, and the hand is keyed to its end."""
+    async with tile_table(tmp_path, "kantan", 254, faults="misread@1150:0") as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: bots.games_finished == 1, "the game's end")
+        shown = [
+            m.line2
+            for d, m in run.table.firmware.transcript
+            if d == "rx" and isinstance(m, SeatDisplay) and m.seat == 0
+        ]
+        assert "! hand: another 1s" in shown
+        assert bots.stalls == 0 and bots.hands_left == 0
 
 
 async def test_a_call_key_pressed_on_a_bots_seat_is_withdrawn(tmp_path: Path) -> None:
