@@ -347,6 +347,20 @@ class TileFlow:
             return self.implied_tiles(seat)
         return (ev.Discard(seat=seat),)
 
+    def unmade_discard(self, actor: int) -> int | None:
+        """The seat whose discard a RON by ``actor`` implies, when the readers say it has
+        made none: its hand zone still shows every tile it holds (the drawn one too) and
+        its pond nothing new. None when no discard is implied or the readers cannot say
+        (the tiles off, no snapshot of that hand this hand, a zone that moved)."""
+        wall, tiles = self.core.state.wall, self.core.state.tiles
+        seat = None if wall is None else implied_discarder(wall, actor)
+        if seat is None or tiles is None:
+            return None
+        shown = self.zone_hands[seat]
+        if shown is None or self.unplayed(seat):
+            return None
+        return seat if set(tiles.seats[seat].concealed) <= set(shown) else None
+
     def implied_tiles(self, seat: int) -> tuple[ev.Event, ...]:
         """The discard of ``seat`` another seat's action implies, in a tile-aware hand:
         with the tile its pond shows; without one, the tiles are off (a discard the

@@ -149,6 +149,42 @@ async def test_a_misread_under_the_conditions_page_is_seen_and_keyed(tmp_path: P
         assert bots.stalls == 0 and bots.hands_left == 0
 
 
+async def test_a_ron_while_the_drawn_tile_is_held_is_refused(tmp_path: Path) -> None:
+    """Someone presses RON on a bot's seat while the seat to discard still holds its drawn
+    tile (random keys: ema seed 81, mleague seed 106). The daemon took it for a discard
+    the readers missed, turned the tiles off and opened a win entry refused at its end
+    ("nothing to ron on"), and the bots gave the hand up. The readers say no discard
+    happened: the RON is refused (``! no discard``), nothing changes, the tiles stay on."""
+    async with tile_table(tmp_path, "tenhou", 3) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.takes() > 70, "the first hand's play")
+        table = run.daemon.table
+        assert table is not None
+
+        def holding() -> bool:
+            wall = table.state.wall
+            return wall is not None and wall.phase == "discard"
+
+        await run.until(holding, "a seat holding its drawn tile")
+        assert table.state.wall is not None
+        ronner = (table.state.wall.turn + 2) % 4
+        pressed = len(run.table.firmware.transcript)
+        run.table.press(ronner, "RON")
+        consoles = run.table.firmware.consoles
+        await run.until(lambda: consoles[ronner].line2 == "! no discard", "the refusal")
+        assert table.state.tiles is not None
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
+        keyed = [
+            m
+            for _, m in run.table.firmware.transcript[pressed:]
+            if isinstance(m, SeatDisplay) and m.line2 == "KEY ENTRY: NO TILES"
+        ]
+        assert not keyed
+
+
 async def test_a_call_key_pressed_on_a_bots_seat_is_withdrawn(tmp_path: Path) -> None:
     """Someone presses PON on a bot's seat while the seat before it still holds its drawn
     tile: the daemon waits at ``PLACE MELD`` for a meld that never comes; the bots
