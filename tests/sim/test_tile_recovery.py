@@ -207,6 +207,8 @@ async def test_a_call_key_pressed_on_a_bots_seat_is_withdrawn(tmp_path: Path) ->
         ("jboy-sanma", 13),  # RIICHI: the bot went on discarding other tiles, refused
         ("jboy", 22),  # keys dropped for another screen: their notices read as echoes
         ("ariari", 70),  # MENU, OK after a page at OK?: the daemon stopped (KeyError)
+        ("tenhou", 8),  # a RON dropped for RON?, pressed again on OK?: the win cancelled
+        ("ema", 81),  # RON while a drawn tile was held: tiles off, a win entry refused
     ],
 )
 async def test_random_keys_on_a_bots_seat_do_not_wedge_the_bots(
