@@ -542,7 +542,9 @@ class BotTable:
                 return
             await self._wait_until(lambda: hand.over or self._table_ok())
             if prompt_of(self.fw.consoles[seat].line1) is not None:
-                return  # a prompt came (RON? as the RON was pressed): answered as prompts are
+                # A prompt came instead (the last discard's RON?, a win's OK?): it is
+                # answered as such; the key again would land on it, dropped once more.
+                return
 
     async def _tsumo(self, hand: Hand, seat: int, score: HandScore | None = None) -> bool:
         self._entries[seat] = entry_for(self.house, True, score)
@@ -617,8 +619,10 @@ class BotTable:
             refused = line2.startswith("! ") and not line2.startswith("! hand:")
             await _enter_han(self, seat, refused=refused)
         elif prompt == "OK?":
-            # The daemon scored the win from the tiles: agree (a refused one shows why).
-            self.press(seat, Key.OK if not line2.startswith("! ") else Key.CANCEL)
+            # The daemon scored the win from the tiles: agree (a refused one shows why;
+            # "! screen changed" is about an older key, not this win).
+            refused = line2.startswith("! ") and line2 != STALE_LINE
+            self.press(seat, Key.CANCEL if refused else Key.OK)
         elif prompt in ("FU?", "CHIPS?", "PAO?"):
             await _enter_number(self, seat, prompt, line2)
         elif prompt == "RON?":

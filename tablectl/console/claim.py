@@ -22,6 +22,8 @@ from tablectl.rules.core import step
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.scoring import nearest_in_turn
 
+#: A RON while the readers show the seat to discard still holding its drawn tile.
+NO_DISCARD = "no discard"
 #: The call each key makes on a discard.
 _CALL_KEYS: dict[m.Key, ev.CallKind] = {m.Key.PON: "pon", m.Key.CHI: "chi", m.Key.KAN: "kan"}
 #: A call kind as FROM?'s pending interaction keeps it.
@@ -73,6 +75,11 @@ class ClaimFlow:
         if isinstance(target, str):
             self.core.refuse(seat, target)
             return
+        if self.tiles.unmade_discard(seat) is not None:
+            # The readers see the drawn tile still in the hand: nothing to ron, and no
+            # discard they missed (which would turn the tiles off).
+            self.core.refuse(seat, NO_DISCARD)
+            return
         # Before the implied discard: a disagreement turns the tiles off, and that
         # discard is then keyed too.
         self.tiles.check_winner_hand(seat, tsumo=False)
@@ -115,6 +122,9 @@ class ClaimFlow:
         """Kantan, tiles read: RON on one's own turn wins off every other seat whose last
         discard the tiles make a win (ロン牌が複数ある場合は全員からあがれる), each scored on its
         own tile; no FROM?. A hand reader that disagrees leaves the ron to the keys."""
+        if self.tiles.unmade_discard(seat) is not None:
+            self.core.refuse(seat, NO_DISCARD)
+            return
         implied = self.tiles.implied_discard(actor=seat)
         after = self.core.state_after(implied)
         if isinstance(after, Refusal):

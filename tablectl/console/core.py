@@ -313,7 +313,11 @@ class TableCore:
             text = SHORT_REFUSALS.get(refusal.code, refusal.message)
         else:
             text = refusal
-        self.consoles[seat].message = fit("! " + text)
+        console = self.consoles[seat]
+        console.message = fit("! " + text)
+        # Line 2 is the score page's: another page (the conditions page an all-last hand
+        # opens on) would hide why the key did nothing.
+        console.page = 0
         log.info("[%s] seat %d refused: %s", self.table_id, seat, text)
         self.post_command(m.BuzzerCommand(pattern=m.BuzzerPattern.BEEP, duration_ms=100))
 

@@ -163,7 +163,10 @@ class TileFlow:
                 self.apply_take(held.seat, held.take)  # the stand-in, keyed as the call
         for console in self.core.consoles:
             if not console.prompt:
+                # On the score page: the conditions page of an all-last hand hid it, and
+                # nobody knew to key the hand in (tile soak, kantan seed 254).
                 console.message = "KEY ENTRY: NO TILES"
+                console.page = 0
 
     def apply_take(self, seat: int, pos: int) -> None:
         """A take at ``pos`` by ``seat``, after the discard it implies: in a tile-aware
@@ -343,6 +346,20 @@ class TileFlow:
         if self.core.state.tiles is not None:
             return self.implied_tiles(seat)
         return (ev.Discard(seat=seat),)
+
+    def unmade_discard(self, actor: int) -> int | None:
+        """The seat whose discard a RON by ``actor`` implies, when the readers say it has
+        made none: its hand zone still shows every tile it holds (the drawn one too) and
+        its pond nothing new. None when no discard is implied or the readers cannot say
+        (the tiles off, no snapshot of that hand this hand, a zone that moved)."""
+        wall, tiles = self.core.state.wall, self.core.state.tiles
+        seat = None if wall is None else implied_discarder(wall, actor)
+        if seat is None or tiles is None:
+            return None
+        shown = self.zone_hands[seat]
+        if shown is None or self.unplayed(seat):
+            return None
+        return seat if set(tiles.seats[seat].concealed) <= set(shown) else None
 
     def implied_tiles(self, seat: int) -> tuple[ev.Event, ...]:
         """The discard of ``seat`` another seat's action implies, in a tile-aware hand:

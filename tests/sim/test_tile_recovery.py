@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge.messages import WallTake
+from firmware_bridge.messages import SeatDisplay, WallTake
 from hw_sim import SimTable
 from tablectl.config import config_for
 from tablectl.daemon import Daemon
@@ -144,6 +144,62 @@ async def test_a_key_dropped_as_a_fault_came_is_pressed_again(tmp_path: Path) ->
         assert bots.stalls == 0 and bots.hands_left == 0
 
 
+async def test_a_misread_under_the_conditions_page_is_seen_and_keyed(tmp_path: Path) -> None:
+    """kantan seed 254 (the tile soak): seat 0's hand reader misreads in South 1, a hand
+    that opens on every seat's conditions page. The daemon turned the tiles off and said
+    so on line 2 of the score page (``! hand: another 1s``, ``KEY ENTRY: NO TILES``),
+    hidden under the conditions page: nobody knew the hand was keyed, and at the end of
+    the walls everybody waited for the draw the tiles would have decided. The refusal and
+    the notice now bring the score page back, and the hand is keyed to its end."""
+    async with tile_table(tmp_path, "kantan", 254, faults="misread@1150:0") as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: bots.games_finished == 1, "the game's end")
+        shown = [
+            m.line2
+            for d, m in run.table.firmware.transcript
+            if d == "rx" and isinstance(m, SeatDisplay) and m.seat == 0
+        ]
+        assert "! hand: another 1s" in shown
+        assert bots.stalls == 0 and bots.hands_left == 0
+
+
+async def test_a_ron_while_the_drawn_tile_is_held_is_refused(tmp_path: Path) -> None:
+    """Someone presses RON on a bot's seat while the seat to discard still holds its drawn
+    tile (random keys: ema seed 81, mleague seed 106). The daemon took it for a discard
+    the readers missed, turned the tiles off and opened a win entry refused at its end
+    ("nothing to ron on"), and the bots gave the hand up. The readers say no discard
+    happened: the RON is refused (``! no discard``), nothing changes, the tiles stay on."""
+    async with tile_table(tmp_path, "tenhou", 3) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.takes() > 70, "the first hand's play")
+        table = run.daemon.table
+        assert table is not None
+
+        def holding() -> bool:
+            wall = table.state.wall
+            return wall is not None and wall.phase == "discard"
+
+        await run.until(holding, "a seat holding its drawn tile")
+        assert table.state.wall is not None
+        ronner = (table.state.wall.turn + 2) % 4
+        pressed = len(run.table.firmware.transcript)
+        run.table.press(ronner, "RON")
+        consoles = run.table.firmware.consoles
+        await run.until(lambda: consoles[ronner].line2 == "! no discard", "the refusal")
+        assert table.state.tiles is not None
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
+        keyed = [
+            m
+            for _, m in run.table.firmware.transcript[pressed:]
+            if isinstance(m, SeatDisplay) and m.line2 == "KEY ENTRY: NO TILES"
+        ]
+        assert not keyed
+
+
 async def test_a_call_key_pressed_on_a_bots_seat_is_withdrawn(tmp_path: Path) -> None:
     """Someone presses PON on a bot's seat while the seat before it still holds its drawn
     tile: the daemon waits at ``PLACE MELD`` for a meld that never comes; the bots
@@ -166,6 +222,8 @@ async def test_a_call_key_pressed_on_a_bots_seat_is_withdrawn(tmp_path: Path) ->
         ("jboy-sanma", 13),  # RIICHI: the bot went on discarding other tiles, refused
         ("jboy", 22),  # keys dropped for another screen: their notices read as echoes
         ("ariari", 70),  # MENU, OK after a page at OK?: the daemon stopped (KeyError)
+        ("tenhou", 8),  # a RON dropped for RON?, pressed again on OK?: the win cancelled
+        ("ema", 81),  # RON while a drawn tile was held: tiles off, a win entry refused
     ],
 )
 async def test_random_keys_on_a_bots_seat_do_not_wedge_the_bots(
