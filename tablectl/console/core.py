@@ -80,6 +80,16 @@ def tray_alert_text(trays: Sequence[int], scores: Sequence[int]) -> str:
     return "TRAY " + " ".join(pairs)
 
 
+def raise_tray_alert(core: TableCore, trays: list[int], scores: list[int], now: float) -> None:
+    """Raise the ``tray_mismatch`` alert: each differing tray and score, its seat named in
+    words fixed now (the dealer and the seat names as they are when it is raised)."""
+    dealer, names = core.state.dealer, core.seat_names
+    words = tray_alert_words(trays, scores, dealer, names)
+    params = tray_alert_params(trays, scores, dealer, names)
+    text = tray_alert_text(trays, scores)
+    core.alerts.raise_alert("tray_mismatch", None, text, now, words=words, params=params)
+
+
 def console_snapshot(console: SeatConsole) -> dict[str, Any]:
     """A console's stored form, field by field (dataclasses.asdict's deep copy was half
     the cost of a flow snapshot, which every journalled event pays). ``under`` only when
@@ -512,12 +522,7 @@ class TableCore:
             else:
                 self.alerts.resolve("last_game", seat)
         elif kind == "tray_mismatch":
-            trays, scores = detail["trays"], detail["scores"]
-            text = tray_alert_text(trays, scores)
-            dealer, names = self.state.dealer, self.seat_names
-            words = tray_alert_words(trays, scores, dealer, names)
-            params = tray_alert_params(trays, scores, dealer, names)
-            self.alerts.raise_alert("tray_mismatch", None, text, now, words=words, params=params)
+            raise_tray_alert(self, detail["trays"], detail["scores"], now)
         elif kind == "trays_match":
             self.alerts.resolve("tray_mismatch")
         return self.alerts.as_list() != before
