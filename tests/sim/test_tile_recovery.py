@@ -126,7 +126,26 @@ async def test_a_take_made_as_a_reader_fault_came_is_kept_for_the_hand(tmp_path:
         started = bots.hands_started
         await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
         assert bots.stalls == 0 and bots.hands_left == 0
-        assert not any("no hand in play" in why for _, why in bots.refusals)
+        # Line 2 holds 20 characters: "! not now: no hand i" (so "no hand in play" never
+        # matched, and this check could not fail).
+        assert not any("no hand" in why for _, why in bots.refusals)
+
+
+async def test_dice_rolled_as_a_fault_came_deal_the_hand(tmp_path: Path) -> None:
+    """sanma-free seed 47 (the tile soak): the link drops as the dealer presses OK at
+    ``ROLL?``; back, the daemon answers HOST_SILENT by rolling again, and a reader fails
+    before the dice land. The dice came under FAULT and were ignored ("dice outside a
+    roll"), so the deal lifted meanwhile was refused ("not now: no hand in play"), the bots
+    kept the refused take and died of an 18-tile hand. The daemon now applies the dice,
+    keeps the deal's takes and resumes dealing once the fault is cleared."""
+    faults = "unplug@26:0.1,reader@32:2:melds"
+    async with tile_table(tmp_path, "sanma-free", 47, faults=faults) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: not run.table.firmware.faults.one_shots, "the reader fault")
+        await run.until(lambda: bots.hands_started >= 2, "the second hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
+        assert not any("no hand" in why for _, why in bots.refusals)
 
 
 async def test_a_key_dropped_as_a_fault_came_is_pressed_again(tmp_path: Path) -> None:
