@@ -438,6 +438,16 @@ class SimFirmware:
             self.report_zones(self.zones.take(seat, tiles, into))
         return msg
 
+    def put_back(self, seat: int, positions: Sequence[int]) -> None:
+        """``seat`` puts the tiles it lifted from ``positions`` back in the wall (a take
+        the daemon refused counts them in nobody's hand). The take sensors report lifts
+        only, so no event; with seat readers the zones that held them are reported."""
+        self._check_seat(seat)
+        tiles = [self.wall.tile_at(p) for p in positions if not self.wall.present(p)]
+        self.wall.put_back(positions)
+        if self.zones is not None:
+            self.report_zones(self.zones.put_back(seat, tiles))
+
     def discard(self, seat: int, tile: int | None = None) -> int:
         """``seat`` discards ``tile`` (default: the tile it took last) from its hand to its
         pond; the seat readers report both zones. Needs seat readers."""

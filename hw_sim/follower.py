@@ -121,6 +121,14 @@ class WallFollower:
         A tile lifted once cannot be lifted again, so no take is due then."""
         return [p for p in positions if not self.firmware.wall.present(p)]
 
+    def forget_take(self, taken: W.WallState | None, before: W.WallState | None) -> None:
+        """A take the daemon refused went back to the wall: the tracker, at ``taken`` (the
+        state the take's report made), returns to ``before`` (the state before it, so
+        the discard the take implied goes too), as the daemon's never left it. Anything
+        reported since (a new hand's dice) stands."""
+        if self.state is taken:
+            self.state = before
+
     def take_zone(self, seat: int) -> Zone:
         """Where ``seat``'s take goes at a table with seat readers: its hand, or (kantan,
         right after its call) its melds, where the tile stands in for the called one."""

@@ -209,6 +209,8 @@ class BotTable:
         #: Hands the bots stopped playing because no take was due by the wall tracker
         #: where one was expected (it refused, or the tiles it named were already lifted).
         self.hands_left = 0
+        #: Takes the daemon refused, put back in the wall (they count in nobody's hand).
+        self.takes_put_back = 0
         #: Seconds to wait before each move of play, for people watching (0: none). It
         #: changes when the bots act, never what they do; prompts are answered at once.
         self.pace = 0.0
@@ -497,7 +499,9 @@ class BotTable:
         before_left = centre.tiles_left if centre is not None else None
         since = self.fw.display_seq
         expect = after.live_left
+        before = self.follower.state
         self.fw.take(seat, positions, self.follower.take_zone(seat))
+        taken = self.follower.state
         if then is not None:
             then()
 
@@ -518,7 +522,13 @@ class BotTable:
                 return c is not None and c.tiles_left == expect and self._centre_seq > since
 
             if not await self.fw.wait_for(shown, REFUSAL_GRACE):
-                _log.error("bots: the daemon refused seat %d's take of %s", seat, list(positions))
+                _log.error("bots: the daemon refused seat %d's take of %s: put back",
+                           seat, list(positions))  # fmt: skip
+                # Kept, the tiles sat in a hand the daemon never counted them in, and the
+                # next hand dealt on top of them (an 18-tile hand: sanma-free seed 47).
+                self.fw.put_back(seat, positions)
+                self.follower.forget_take(taken, before)
+                self.takes_put_back += 1
                 return False
         return True
 

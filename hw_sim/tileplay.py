@@ -10,6 +10,7 @@ firmware reports as ``SeatTiles``. The keys, waits and prompts are the bot table
 
 from __future__ import annotations
 
+import logging
 import random
 from typing import Literal
 
@@ -26,6 +27,11 @@ from tablectl.tiles.hand import HandScore, Meld, WinContext
 from tablectl.tiles.ids import kind, tile_set
 
 __all__ = ["TilePlay"]
+
+_log = logging.getLogger(__name__)
+
+#: The most tiles a hand zone can hold: 14, a drawn tile and no meld.
+MAX_CONCEALED = 14
 
 # The tiles decide; these only say how often a bot takes a chance it has.
 P_TILE_CALL = 0.5  # a call that lowers shanten and keeps a yaku in reach
@@ -174,6 +180,20 @@ class TilePlay:
     def _hand_tiles(self, seat: int) -> tuple[int, ...]:
         return self.zones.hand(seat)
 
+    def sound(self, hand: Hand, seat: int) -> bool:
+        """Whether ``seat``'s hand zone holds what a hand can (at most 14 tiles). One that
+        cannot (whatever put the tiles there) turns the hand keyed, as a reader's fault
+        does: the bots declare its end themselves, and no tile arithmetic is made on it
+        (shanten refuses more than 14 tiles; a raise killed the bots, sanma-free seed
+        47): the seat discards the tile it took last, wins, calls and waits nothing."""
+        held = len(self._hand_tiles(seat))
+        if held <= MAX_CONCEALED:
+            return True
+        if not hand.keyed:
+            _log.warning("bots: seat %d holds %d tiles, no hand: the hand is keyed", seat, held)
+            hand.keyed = True
+        return False
+
     def _round_wind(self) -> int:
         centre = self.fw.centre
         return int(centre.round_wind) if centre is not None else 0
@@ -226,7 +246,7 @@ class TilePlay:
     def _tsumo_value(self, hand: Hand, state: W.WallState, seat: int) -> HandScore | None:
         """The value of ``seat``'s hand if it is a complete hand with a yaku."""
         concealed = self._hand_tiles(seat)
-        if not concealed or T.shanten(self.house, concealed) != -1:
+        if not concealed or not self.sound(hand, seat) or T.shanten(self.house, concealed) != -1:
             return None
         ctx = self._context(hand, state, seat, concealed[-1], concealed, tsumo=True)
         return T.value(self.house, self.tileset, ctx)
@@ -238,6 +258,8 @@ class TilePlay:
         seat is not furiten and the hand has a yaku."""
         mem = self.mem(hand, seat)
         if kind(tile) not in mem.waits or (mem.furiten and self.house.tiles.furiten):
+            return None
+        if not self.sound(hand, seat) or len(self._hand_tiles(seat)) == MAX_CONCEALED:
             return None
         concealed = (*self._hand_tiles(seat), tile)
         ctx = self._context(hand, state, seat, tile, concealed, tsumo=False, chankan=chankan)
@@ -276,7 +298,7 @@ class TilePlay:
     def tenpai(self, hand: Hand, seat: int) -> bool:
         """Tenpai as the preset's ``formal_tenpai`` reads it, from the tiles held."""
         concealed = self._hand_tiles(seat)
-        if len(concealed) % 3 != 1:
+        if len(concealed) % 3 != 1 or not self.sound(hand, seat):
             return False
         waits = T.waits(self.house, concealed)
         mem = self.mem(hand, seat)
@@ -312,6 +334,8 @@ class TilePlay:
         if not fresh:
             return await self.discard(hand, state, seat)
         mem.temp_furiten = False
+        if not self.sound(hand, seat):
+            return await self.discard(hand, state, seat)
         concealed = self._hand_tiles(seat)
         score = self._tsumo_value(hand, state, seat)
         if score is not None:
@@ -372,14 +396,15 @@ class TilePlay:
         mem = self.mem(hand, seat)
         concealed = self._hand_tiles(seat)
         if tile is None:
-            if seat in hand.riichi:
+            if seat in hand.riichi or not self.sound(hand, seat):
                 tile = concealed[-1]
             else:
                 tile, _ = T.choose_discard(self.house, concealed, self.rng, forbidden=mem.forbidden)
         self.fw.discard(seat, tile)
         mem.forbidden = frozenset()
         mem.discarded.add(kind(tile))
-        mem.waits = T.waits(self.house, self._hand_tiles(seat))
+        left = self._hand_tiles(seat)
+        mem.waits = T.waits(self.house, left) if len(left) < MAX_CONCEALED else frozenset()
         if riichi:
             mem.riichi_at = (sum(state.melds), state.discards[seat] + 1)
         self._claim = None
@@ -434,6 +459,8 @@ class TilePlay:
         """The call ``seat`` makes on ``discarder``'s ``tile``, if any: one the wall tracker
         allows, that lowers shanten (a kan: keeps it), leaves a legal discard and a yaku in
         reach."""
+        if not self.sound(hand, seat) or len(self._hand_tiles(seat)) == MAX_CONCEALED:
+            return None
         concealed = self._hand_tiles(seat)
         mem = self.mem(hand, seat)
         now = T.shanten(self.house, concealed)

@@ -75,6 +75,20 @@ class TableZones:
         self._zones[seat][into].extend(tiles)
         return [(seat, into)]
 
+    def put_back(self, seat: int, tiles: Sequence[int]) -> list[Place]:
+        """``seat`` puts ``tiles`` it took back in the wall (from its hand, or its melds
+        where kantan's stand-in went); the zones that held them."""
+        self._check_seat(seat)
+        changed: list[Place] = []
+        for tile in tiles:
+            found = self.where(tile)
+            if found is None or found[0] != seat:
+                raise ValueError(f"tile {tile} is not among seat {seat}'s tiles")
+            self._zones[seat][found[1]].remove(tile)
+            if found not in changed:
+                changed.append(found)
+        return changed
+
     def discard(self, seat: int, tile: int) -> list[Place]:
         """``seat`` discards ``tile`` from its hand into its pond."""
         self._from_hand(seat, (tile,))

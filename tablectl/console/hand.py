@@ -114,9 +114,11 @@ class HandFlow:
 
     async def dice(self, a: int, b: int) -> Refusal | None:
         """The dice rolled: the deal begins (a tile-aware hand with the whole wall's
-        layout). A refusal of the dice is the caller's fault to raise."""
+        layout), at once or, under a fault raised while they rolled, once it is cleared.
+        A refusal of the dice is the caller's fault to raise."""
         core = self.core
-        if core.phase != "table_dice":
+        in_fault = core.phase == "fault" and core.resume_phase == "table_dice"
+        if core.phase != "table_dice" and not in_fault:
             self._ratelog.warning("dice outside a roll", "[%s] dice %d+%d outside a roll ignored",
                                   core.table_id, a, b)  # fmt: skip
             return None
@@ -129,6 +131,13 @@ class HandFlow:
             if refused is not None:
                 log.warning("[%s] the wall layout was refused (%s): this hand is keyed in",
                             core.table_id, refused.message)  # fmt: skip
+        if in_fault:
+            # Rolled as the fault came (a reader's fault is not the dice's): the dice lie
+            # where they fell and the deal goes on at the table, so the hand resumes dealing
+            # once staff clear the fault, and the takes meanwhile are kept for it. Ignored,
+            # they left the hand waiting for a roll after its deal was lifted.
+            core.resume_phase = "table_dealing"
+            return None
         await core.trigger("dice_rolled")
         return None
 

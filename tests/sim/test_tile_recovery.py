@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge.messages import SeatDisplay, WallTake
-from hw_sim import SimTable
+from hw_sim import SimTable, players
+from hw_sim.botmemory import Hand
 from tablectl.config import config_for
 from tablectl.daemon import Daemon
+from tablectl.rules import wall as W
 from tablectl.rules.loader import load_rules
 from tests.sim.test_autoplay import CLAIM_WINDOW_S, patient_link, still_clock  # noqa: F401
 from tests.sim.test_tiles import READERS
@@ -126,7 +128,81 @@ async def test_a_take_made_as_a_reader_fault_came_is_kept_for_the_hand(tmp_path:
         started = bots.hands_started
         await run.until(lambda: bots.hands_started >= started + 1, "the next hand")
         assert bots.stalls == 0 and bots.hands_left == 0
-        assert not any("no hand in play" in why for _, why in bots.refusals)
+        # Line 2 holds 20 characters: "! not now: no hand i" (so "no hand in play" never
+        # matched, and this check could not fail).
+        assert not any("no hand" in why for _, why in bots.refusals)
+
+
+async def test_dice_rolled_as_a_fault_came_deal_the_hand(tmp_path: Path) -> None:
+    """sanma-free seed 47 (the tile soak): the link drops as the dealer presses OK at
+    ``ROLL?``; back, the daemon answers HOST_SILENT by rolling again, and a reader fails
+    before the dice land. The dice came under FAULT and were ignored ("dice outside a
+    roll"), so the deal lifted meanwhile was refused ("not now: no hand in play"), the bots
+    kept the refused take and died of an 18-tile hand. The daemon now applies the dice,
+    keeps the deal's takes and resumes dealing once the fault is cleared."""
+    faults = "unplug@26:0.1,reader@32:2:melds"
+    async with tile_table(tmp_path, "sanma-free", 47, faults=faults) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: not run.table.firmware.faults.one_shots, "the reader fault")
+        await run.until(lambda: bots.hands_started >= 2, "the second hand")
+        assert bots.stalls == 0 and bots.hands_left == 0
+        assert not any("no hand" in why for _, why in bots.refusals)
+
+
+async def test_a_take_the_daemon_refused_is_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon refuses a bot's take (sanma-free seed 47: ``! not now: no hand in
+    play``): the bot puts the tiles back in the wall and the wall follower forgets the
+    take. The tiles used to stay in the seat's hand zone, the next hand was dealt on top
+    of them and the bots died of shanten on 18 tiles."""
+    monkeypatch.setattr(players, "REFUSAL_GRACE", 0.05)
+    async with tile_table(tmp_path, "tenhou", 3) as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: run.daemon.table is not None, "the daemon's table")
+        assert run.daemon.table is not None
+        flow = run.daemon.table.hand
+        take = flow.take
+        refused: list[int] = []
+
+        async def refusing(seat: int, pos: int) -> None:
+            if not refused and seat == 1 and run.takes() > 20:
+                refused.append(pos)
+                flow.core.refuse(seat, "not now: no hand in play")
+                return
+            await take(seat, pos)
+
+        monkeypatch.setattr(flow, "take", refusing)
+        fw = run.table.firmware
+        await run.until(lambda: bool(refused) and fw.wall.present(refused[0]), "the put back")
+        assert fw.zones is not None and bots.follower.state is not None
+        assert bots.takes_put_back == 1
+        assert fw.zones.where(fw.wall.tile_at(refused[0])) is None
+        assert refused[0] not in bots.follower.state.taken
+        assert len(fw.zones.hand(1)) <= 13  # not the tile it lifted
+
+
+def test_a_hand_of_more_than_14_tiles_is_keyed_not_raised() -> None:
+    """Whatever the bots hold, a hand zone with more tiles than any hand (18: a refused
+    deal block kept, then the next hand dealt on top) turns the hand keyed, as a reader's
+    fault does; the tile arithmetic on it (shanten: "Too many tiles") killed the bots."""
+    bot_table = SimTable("tenhou", 1, seat_reader=True)  # unstarted: its bots' play only
+    bots = bot_table.bots
+    assert bots is not None and bots.tiles is not None and bot_table.firmware.zones is not None
+    play = bots.tiles
+    bot_table.firmware.wall.shuffle()
+    state = W.start_wall(bots.rules, 0, (3, 4))
+    assert isinstance(state, W.WallState)
+    hand = Hand(dealer=0)
+    bot_table.firmware.zones.take(1, tuple(range(0, 72, 4)))  # 18 tiles, every kind once
+    play.mem(hand, 1).waits = frozenset(range(34))
+    assert play._tsumo_value(hand, state, 1) is None
+    assert hand.keyed
+    assert not play.tenpai(hand, 1)
+    assert play.ron_value(hand, state, 1, 73) is None
+    assert play._call_choice(hand, state, 1, 73, 0) is None
 
 
 async def test_a_key_dropped_as_a_fault_came_is_pressed_again(tmp_path: Path) -> None:
