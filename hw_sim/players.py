@@ -532,30 +532,6 @@ class BotTable:
                 return False
         return True
 
-    async def _press_for(self, hand: Hand, seat: int, key: Key) -> None:
-        """Press ``key`` on ``seat`` and wait until the hand is over or the daemon refuses.
-        A key the daemon dropped because the screen changed under it, or refused because a
-        fault stands, was never taken: the bot presses it again once the table is back, as
-        a person would
-        (docs/console.md, "A key pressed on another screen"), unless the seat now shows a
-        prompt, which takes the answer instead."""
-        since = [0]
-
-        def answered() -> bool:
-            return hand.over or self._refused_at[seat] > since[0]
-
-        for _ in range(STALE_RETRIES):
-            since[0] = self.fw.display_seq
-            self.press(seat, key)
-            await self._wait_until(answered)
-            if hand.over or not self._text[seat][1].startswith((STALE_LINE, FAULT_LINE)):
-                return
-            await self._wait_until(lambda: hand.over or self._table_ok())
-            if prompt_of(self.fw.consoles[seat].line1) is not None:
-                # A prompt came instead (the last discard's RON?, a win's OK?): it is
-                # answered as such; the key again would land on it, dropped once more.
-                return
-
     async def _tsumo(self, hand: Hand, seat: int, score: HandScore | None = None) -> bool:
         self._entries[seat] = entry_for(self.house, True, score)
         return await self._after_win_key(hand, seat, Key.TSUMO)
@@ -567,7 +543,7 @@ class BotTable:
     async def _after_win_key(self, hand: Hand, seat: int, key: Key) -> bool:
         """TSUMO/RON: the hand is over once an entry or a claim window opened; a
         refusal (a dead hand, say) means play goes on."""
-        await self._press_for(hand, seat, key)
+        await press_for(self, hand, seat, key)
         if hand.over:
             return False
         self._entries.pop(seat, None)
@@ -586,7 +562,7 @@ class BotTable:
 
     async def _abort(self, hand: Hand, seat: int, digit: Key, reason: str) -> bool:
         self._intent[seat] = [digit, Key.OK]
-        await self._press_for(hand, seat, Key.MENU)
+        await press_for(self, hand, seat, Key.MENU)
         self._intent.pop(seat, None)
         if not hand.over:
             hand.refused.add(reason)
@@ -601,7 +577,7 @@ class BotTable:
         if first not in self.seats:
             await self._wait_until(lambda: hand.over, stall=False)
             return False
-        await self._press_for(hand, first, Key.TENPAI if hand.tenpai[first] else Key.NOTEN)
+        await press_for(self, hand, first, Key.TENPAI if hand.tenpai[first] else Key.NOTEN)
         return False
 
     # ---- prompts
@@ -749,3 +725,27 @@ async def _enter_han(bots: BotTable, seat: int, *, refused: bool) -> None:
         for digit in str(entry.han):
             await bots._press_echo(seat, Key(int(digit)))
     bots.press(seat, Key.OK)
+
+
+async def press_for(bots: BotTable, hand: Hand, seat: int, key: Key) -> None:
+    """A bot presses ``key`` on ``seat`` and waits until the hand is over or the daemon
+    refuses. A key the daemon dropped because the screen changed under it, or refused
+    because a fault stands, was never taken: the bot presses it again once the table is
+    back, as a person would (docs/console.md, "A key pressed on another screen"), unless
+    the seat now shows a prompt, which takes the answer instead."""
+    since = [0]
+
+    def answered() -> bool:
+        return hand.over or bots._refused_at[seat] > since[0]
+
+    for _ in range(STALE_RETRIES):
+        since[0] = bots.fw.display_seq
+        bots.press(seat, key)
+        await bots._wait_until(answered)
+        if hand.over or not bots._text[seat][1].startswith((STALE_LINE, FAULT_LINE)):
+            return
+        await bots._wait_until(lambda: hand.over or bots._table_ok())
+        if prompt_of(bots.fw.consoles[seat].line1) is not None:
+            # A prompt came instead (the last discard's RON?, a win's OK?): it is
+            # answered as such; the key again would land on it, dropped once more.
+            return

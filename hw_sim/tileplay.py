@@ -21,6 +21,7 @@ from hw_sim.botmemory import Hand, TileSeat
 from hw_sim.zones import TableZones
 from tablectl.rules import wall as W
 from tablectl.rules.events import Call, Kan, North
+from tablectl.rules.options import HouseRules
 from tablectl.rules.tilechecks import terminal_kinds
 from tablectl.rules.tiletrack import NINE_TERMINALS
 from tablectl.tiles.hand import HandScore, Meld, WinContext
@@ -477,7 +478,10 @@ class TilePlay:
             rest = list(concealed)
             for t in own:
                 rest.remove(t)
-            if not self._yaku_in_reach(hand, seat, rest, [*mem.melds], (tile, *own)):
+            seat_wind = (seat - hand.dealer) % self.players
+            if not yaku_in_reach(
+                self.house, seat_wind, self._round_wind(), rest, [*mem.melds], (tile, *own)
+            ):
                 continue
             if call == "kan":
                 if T.shanten(self.house, rest) > now or self.rng.random() >= P_TILE_OPEN_KAN:
@@ -490,27 +494,6 @@ class TilePlay:
             if left < now and self.rng.random() < P_TILE_CALL:
                 return call, own
         return None
-
-    def _yaku_in_reach(
-        self,
-        hand: Hand,
-        seat: int,
-        rest: list[int],
-        melds: list[Meld],
-        new_meld: tuple[int, ...],
-    ) -> bool:
-        """An open hand keeps a yaku in reach: a dragon or own wind triplet, or (kuitan)
-        only simples melded and at most one other tile in the hand."""
-        yakuhai = T.yakuhai_kinds((seat - hand.dealer) % self.players, self._round_wind())
-        groups = [m.tiles for m in melds] + [new_meld]
-        for group in groups:
-            kinds = {kind(t) for t in group}
-            if len(kinds) == 1 and kinds <= yakuhai:
-                return True
-        if not self.house.tiles.kuitan:
-            return False
-        melded_simple = all(T.is_simple(kind(t)) for group in groups for t in group)
-        return melded_simple and sum(1 for t in rest if not T.is_simple(kind(t))) <= 1
 
     async def chankan(self, hand: Hand, state: W.WallState) -> bool | None:
         """Another bot robs the added kan when the added tile completes its hand; None
@@ -557,3 +540,25 @@ class TilePlay:
         return True
 
     # ---- actions
+
+
+def yaku_in_reach(
+    house: HouseRules,
+    seat_wind: int,
+    round_wind: int,
+    rest: list[int],
+    melds: list[Meld],
+    new_meld: tuple[int, ...],
+) -> bool:
+    """An open hand keeps a yaku in reach: a dragon or own wind triplet, or (kuitan)
+    only simples melded and at most one other tile in the hand."""
+    yakuhai = T.yakuhai_kinds(seat_wind, round_wind)
+    groups = [m.tiles for m in melds] + [new_meld]
+    for group in groups:
+        kinds = {kind(t) for t in group}
+        if len(kinds) == 1 and kinds <= yakuhai:
+            return True
+    if not house.tiles.kuitan:
+        return False
+    melded_simple = all(T.is_simple(kind(t)) for group in groups for t in group)
+    return melded_simple and sum(1 for t in rest if not T.is_simple(kind(t))) <= 1
