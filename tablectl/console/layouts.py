@@ -24,8 +24,8 @@ class WallLayouts:
     def __init__(self, core: TableCore) -> None:
         self.core = core
         self.walls: dict[int, tuple[int, ...]] = {}
-        #: A take's tile disagreed with the layouts (or they contradicted each other):
-        #: they are not trusted until the next shuffle, and no dora is shown.
+        #: A take's tile disagreed with the layouts: they are not trusted until the next
+        #: shuffle, and no dora is shown.
         self.void = False
         # Events a forged or noisy line can repeat at will: logged once, then counted.
         self._ratelog = RateLimitedLog(log, clock=core.now, prefix=f"[{core.table_id}] ")
@@ -53,16 +53,27 @@ class WallLayouts:
                                   core.table_id, wall, len(tiles), core.players,
                                   self.per_wall())  # fmt: skip
             return
-        others = {t for w, ts in self.walls.items() if w != wall for t in ts}
-        if len(set(tiles)) != len(tiles) or others & set(tiles):
-            log.warning("[%s] layout of wall %d repeats tiles: no dora shown this hand",
-                        core.table_id, wall)  # fmt: skip
-            self.void = True
+        # A wall read again was raised again (a reboot's re-sent shuffle: the first raise's
+        # layouts, kept across the reset, come before the second's): the new read replaces
+        # the old, and the layouts are judged as they now stand. A sticky "repeats" voided
+        # the hand for good, and it was keyed with nothing on any display (kantan seed 284).
         self.walls[wall] = tiles
+        if self.repeats():
+            log.warning("[%s] layout of wall %d repeats tiles: no dora shown until every"
+                        " wall is read again", core.table_id, wall)  # fmt: skip
+
+    def repeats(self) -> bool:
+        """The layouts kept show a tile twice (a broken reader, or walls of two raises)."""
+        tiles = [t for ts in self.walls.values() for t in ts]
+        return len(set(tiles)) != len(tiles)
+
+    def trusted(self) -> bool:
+        """No take disagreed with the layouts and they show no tile twice."""
+        return not self.void and not self.repeats()
 
     def tile_at(self, pos: int) -> int | None:
         """The tile the layouts put at ``pos`` (None: not known, or not trusted)."""
-        if self.void:
+        if not self.trusted():
             return None
         per = self.per_wall()
         tiles = self.walls.get(pos // per)
@@ -93,6 +104,6 @@ class WallLayouts:
     def whole(self) -> tuple[int, ...] | None:
         """The layout of the whole wall, when every wall was read and is trusted."""
         walls = [self.walls.get(w) for w in range(self.core.players)]
-        if self.void or any(w is None for w in walls):
+        if not self.trusted() or any(w is None for w in walls):
             return None
         return tuple(t for w in walls if w is not None for t in w)

@@ -175,7 +175,7 @@ class TileFlow:
         take that begins the seat's turn has its hand checked."""
         tile = None
         if self.core.state.tiles is not None:
-            if self.layouts.void:
+            if not self.layouts.trusted():
                 self.tiles_off(f"seat {seat}'s take at {pos} was read as another tile")
             else:
                 tile = self.take_tile(pos)

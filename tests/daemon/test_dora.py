@@ -194,6 +194,23 @@ async def test_layouts_that_do_not_fit_are_ignored_or_distrusted(
     assert indicators(rig) and centre(rig).dora == ()
 
 
+async def test_walls_read_again_replace_their_layouts() -> None:
+    # A warm reset re-sends the layouts of the raise before it, then the host's new
+    # SHUFFLE raises the walls again: while old and new walls share tiles none is trusted,
+    # and once every wall is read again the new raise's layouts are the hand's.
+    rig = Rig()
+    await rig.up()
+    await raised(rig, layouts(seed=1))
+    walls = layouts(seed=2)
+    await rig.send(walls[0])
+    assert rig.table.layouts.tile_at(0) is None
+    await raised(rig, walls[1:])
+    assert rig.table.wall_layouts == {w.wall: w.tiles for w in walls}
+    await rig.start_hand()
+    (pos,) = indicators(rig)
+    assert centre(rig).dora == (tile_at(walls, pos),)
+
+
 async def test_a_layout_outside_a_raise_is_ignored() -> None:
     rig = Rig()
     await rig.up()

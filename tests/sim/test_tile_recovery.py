@@ -133,6 +133,28 @@ async def test_a_take_made_as_a_reader_fault_came_is_kept_for_the_hand(tmp_path:
         assert not any("no hand" in why for _, why in bots.refusals)
 
 
+async def test_a_raise_sent_again_after_a_reboot_replaces_the_kept_layouts(
+    tmp_path: Path,
+) -> None:
+    """kantan seed 284 (the tile soak): the table reboots as it reports the walls raised
+    for East 4; the layouts and DONEs kept across the reset arrive after the daemon's new
+    SHUFFLE, then the new raise's layouts. The daemon took the second raise's layouts for
+    walls repeating tiles and keyed the hand without a word on any display, so at the end
+    of the walls everybody waited for the draw the tiles would have decided. A wall read
+    again now replaces its layout: the hand is tile-aware and played to its end."""
+    async with tile_table(tmp_path, "kantan", 284, faults="misread@702:0,reboot@959") as run:
+        bots = run.table.bots
+        assert bots is not None
+        await run.until(lambda: not run.table.firmware.faults.one_shots, "the reboot")
+        table = run.daemon.table
+        assert table is not None
+        await run.until(lambda: table.core.phase == "table_playing_turn", "the next hand")
+        assert table.core.state.tiles is not None  # the layouts are trusted: tile-aware
+        started = bots.hands_started
+        await run.until(lambda: bots.hands_started >= started + 2, "two more hands")
+        assert bots.stalls == 0 and bots.hands_left == 0
+
+
 async def test_dice_rolled_as_a_fault_came_deal_the_hand(tmp_path: Path) -> None:
     """sanma-free seed 47 (the tile soak): the link drops as the dealer presses OK at
     ``ROLL?``; back, the daemon answers HOST_SILENT by rolling again, and a reader fails
