@@ -20,13 +20,15 @@ from tablectl.console.layouts import WallLayouts
 from tablectl.console.prompts import Prompt
 from tablectl.console.tiles import TileFlow
 from tablectl.console.trays import Trays
+from tablectl.phases import PLAYING
 from tablectl.rules import events as ev
 from tablectl.rules.options import HouseRules
 from tablectl.rules.refusal import Refusal
 from tablectl.rules.state import initial_state
 
-#: The phases of a hand in play: a take is for the hand.
-HAND_PHASES = ("table_dealing", "table_playing_turn", "table_playing_claim")
+#: The phases a take is for the hand in (the deal and play; phases.HAND_PHASES is wider:
+#: from the walls up to the result entry, where a hand may still be aborted).
+TAKE_PHASES = frozenset({"table_dealing", *PLAYING})
 
 
 class HandFlow:
@@ -144,13 +146,13 @@ class HandFlow:
     async def take(self, seat: int, pos: int) -> None:
         """A tile taken from the wall (the deal, a draw, a replacement)."""
         core = self.core
-        if core.phase == "fault" and core.resume_phase in HAND_PHASES:
+        if core.phase == "fault" and core.resume_phase in TAKE_PHASES:
             # Lifted as the fault came (a reader's fault is not the wall's): the tiles are
             # gone from the wall, so the take is kept for when staff clear the fault. A
             # refusal would leave the hand waiting for a take nobody can make again.
             self.takes_in_fault.append((seat, pos))
             return
-        if core.phase not in HAND_PHASES:
+        if core.phase not in TAKE_PHASES:
             core.refuse(seat, "not now: no hand in play")
             return
         if core.phase == "table_playing_claim":
