@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import platform
+import shutil
 import signal
 import sqlite3
 import statistics
@@ -231,3 +232,9 @@ def cpu_probe_us(rounds: int = 2000) -> float:
             workload()
         best = min(best, (time.perf_counter() - t0) / (rounds // 3))
     return round(best * 1e6, 1)
+
+
+def keep_log(log: Path, to: Path) -> None:
+    """Copy a daemon's log to ``to`` (a soak's ``--keep-logs``: the games that failed)."""
+    to.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(log, to)

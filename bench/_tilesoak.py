@@ -29,7 +29,6 @@ import asyncio
 import json
 import random
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -224,11 +223,6 @@ async def tile_game(
     }
 
 
-def _keep_log(log: Path, to: Path) -> None:
-    to.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(log, to)
-
-
 async def run_tile_block(
     first: int,
     games: int,
@@ -273,7 +267,7 @@ async def run_tile_block(
                 (stalls if got["stall"] is not None else mismatches).append(entry)
                 print(f"tilesoak: {json.dumps(entry)}", flush=True)
                 if keep is not None:
-                    _keep_log(got["log"], keep / f"tilesoak-{seed}-{got['preset']}.log")
+                    common.keep_log(got["log"], keep / f"tilesoak-{seed}-{got['preset']}.log")
     return {
         "tile_games": games if only is None else 1,
         "tile_stalls": len(stalls),

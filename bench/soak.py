@@ -46,7 +46,6 @@ import argparse
 import asyncio
 import json
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -198,11 +197,6 @@ async def faulty(
     }
 
 
-def _keep_log(log: Path, to: Path) -> None:
-    to.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(log, to)
-
-
 async def run_block(
     first: int,
     games: int,
@@ -257,7 +251,7 @@ async def run_block(
                     "kills": got["kills"],
                 }
                 if keep is not None:
-                    _keep_log(got["log"], keep / f"soak-{seed}-{preset}.log")
+                    common.keep_log(got["log"], keep / f"soak-{seed}-{preset}.log")
                 mismatches.append(entry)
                 print(f"soak: MISMATCH {json.dumps(entry)}", file=sys.stderr)
     return {
@@ -288,6 +282,32 @@ def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
+async def _in_workers(
+    games: int,
+    first_seed: int,
+    workers: int,
+    options: list[str],
+    keep: Path | None,
+    game_s: float,
+) -> dict[str, Any]:
+    """Run this script in ``workers`` child processes (``options`` say which soak), each a
+    block of consecutive seeds from ``first_seed``; their figures merged."""
+    sizes = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
+    procs = []
+    seed = first_seed
+    for size in sizes:
+        args = [
+            sys.executable, __file__, *options, "--games", str(size), "--first-seed", str(seed),
+            "--workers", "1", "--timeout", str(game_s),
+        ]  # fmt: skip
+        if keep is not None:
+            args += ["--keep-logs", str(keep)]
+        procs.append(await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE))
+        seed += size
+    outputs = [await p.communicate() for p in procs]
+    return _merge([json.loads(out.decode().strip().splitlines()[-1]) for out, _ in outputs])
+
+
 async def run(
     games: int,
     first_seed: int,
@@ -302,25 +322,11 @@ async def run(
     if workers <= 1:
         result = await run_block(first_seed, games, periods, keep, game_s, only)
     else:
-        sizes = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
-        procs = []
-        seed = first_seed
-        for size in sizes:
-            args = [
-                sys.executable, __file__, "--games", str(size), "--first-seed", str(seed),
-                "--unplug-every", str(periods["unplug"]), "--kill-every", str(periods["kill"]),
-                "--reboot-every", str(periods["reboot"]), "--workers", "1",
-                "--timeout", str(game_s),
-            ]  # fmt: skip
-            if keep is not None:
-                args += ["--keep-logs", str(keep)]
-            procs.append(
-                await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE)
-            )
-            seed += size
-        outputs = [await p.communicate() for p in procs]
-        parts = [json.loads(out.decode().strip().splitlines()[-1]) for out, _ in outputs]
-        result = _merge(parts)
+        options = [
+            "--unplug-every", str(periods["unplug"]), "--kill-every", str(periods["kill"]),
+            "--reboot-every", str(periods["reboot"]),
+        ]  # fmt: skip
+        result = await _in_workers(games, first_seed, workers, options, keep, game_s)
     wall = time.perf_counter() - start
     return {
         "soak_games": result["soak_games"],
@@ -347,24 +353,8 @@ async def run_tiles(
     if workers <= 1 or only is not None:
         result = await tilesoak.run_tile_block(first_seed, games, periods, keep, game_s, only)
     else:
-        sizes = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
-        procs = []
-        seed = first_seed
-        for size in sizes:
-            args = [
-                sys.executable, __file__, "--tiles", "--games", str(size), "--first-seed",
-                str(seed), "--workers", "1", "--timeout", str(game_s),
-                *(f"--{kind}-every={n}" for kind, n in periods.as_dict().items()),
-            ]  # fmt: skip
-            if keep is not None:
-                args += ["--keep-logs", str(keep)]
-            procs.append(
-                await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE)
-            )
-            seed += size
-        outputs = [await p.communicate() for p in procs]
-        parts = [json.loads(out.decode().strip().splitlines()[-1]) for out, _ in outputs]
-        result = _merge(parts)
+        options = ["--tiles", *(f"--{kind}-every={n}" for kind, n in periods.as_dict().items())]
+        result = await _in_workers(games, first_seed, workers, options, keep, game_s)
     return {
         "tile_games": result["tile_games"],
         "tile_stalls": result["tile_stalls"],
