@@ -256,6 +256,18 @@ def sockets_to(port: int) -> list[socket.socket]:
     return found
 
 
+def assert_one_socket_without_nagle(port: int) -> None:
+    """This process has one TCP connection to ``port``, and it sends at once
+    (``TCP_NODELAY``: no wait for the peer's delayed ACK)."""
+    sockets = sockets_to(port)
+    try:
+        assert len(sockets) == 1
+        assert sockets[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
 @dataclass
 class Broker:
     """One Mosquitto process on 127.0.0.1:``port``; stop and start it at will."""

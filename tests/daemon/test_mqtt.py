@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import signal
-import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -26,7 +25,7 @@ import tablectl.mqtt_link as link_mod
 import tablectl.mqtt_outbox as outbox_mod
 from tablectl.mqtt import TablePublisher
 from tablectl.mqtt_settings import MqttSettings
-from tests.helpers import sockets_to
+from tests.helpers import assert_one_socket_without_nagle
 
 if TYPE_CHECKING:
     from conftest import Broker
@@ -271,13 +270,7 @@ async def test_the_tables_socket_sends_at_once(mosquitto: Broker) -> None:
     delayed ACK (Nagle's algorithm cost the parlor's page ~40 ms a state)."""
     async with TablePublisher(settings_for(mosquitto), "t1", 4) as publisher:
         await wait_until(idle(publisher))
-        sockets = sockets_to(mosquitto.port)
-        try:
-            assert len(sockets) == 1
-            assert sockets[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
-        finally:
-            for sock in sockets:
-                sock.close()
+        assert_one_socket_without_nagle(mosquitto.port)
 
 
 async def test_per_seat_score_topics(mosquitto: Broker) -> None:

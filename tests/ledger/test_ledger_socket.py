@@ -8,12 +8,11 @@ bench/parlor_scale.py (about 400 with it; docs/performance.md, "Parlor scale")."
 from __future__ import annotations
 
 import asyncio
-import socket
 from pathlib import Path
 
 from tablectl.ledger.service import LedgerService
 from tablectl.ledger.settings import LedgerSettings
-from tests.helpers import Broker, sockets_to
+from tests.helpers import Broker, assert_one_socket_without_nagle
 
 
 async def test_the_ledgers_socket_sends_at_once(mosquitto: Broker, tmp_path: Path) -> None:
@@ -23,13 +22,7 @@ async def test_the_ledgers_socket_sends_at_once(mosquitto: Broker, tmp_path: Pat
     try:
         async with asyncio.timeout(10):
             await service.online.wait()
-        sockets = sockets_to(mosquitto.port)
-        try:
-            assert len(sockets) == 1
-            assert sockets[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
-        finally:
-            for sock in sockets:
-                sock.close()
+        assert_one_socket_without_nagle(mosquitto.port)
     finally:
         service.stop()
         await task
