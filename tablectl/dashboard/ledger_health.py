@@ -18,17 +18,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LEDGER_KEY", "LedgerHealth", "ledger_status_filter"]
+__all__ = ["LEDGER_KEY", "LedgerHealth"]
 
 #: The change key the page redraws its ledger banner for.
 LEDGER_KEY = "ledger"
 #: Longest reason kept from a failed read (one line of a database error).
 MAX_REASON = 300
-
-
-def ledger_status_filter(prefix: str) -> str:
-    """The ledger service's status topic under ``prefix`` (outside the tables' levels)."""
-    return f"{prefix}/ledger/v1/status"
 
 
 @dataclass

@@ -23,7 +23,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablectl.dashboard.ledger_health import LEDGER_KEY, LedgerHealth, ledger_status_filter
+from tablectl.dashboard.ledger_health import LEDGER_KEY, LedgerHealth
+from tablectl.mqtt_topics import ledger_status_topic
 
 __all__ = [
     "LEAVES",
@@ -74,7 +75,7 @@ MAX_YAKU = 24
 def subscriptions(prefix: str) -> list[str]:
     """The topic filters the dashboard subscribes to under ``prefix``: every table's
     leaves and the ledger service's status."""
-    return [f"{prefix}/{VERSION}/+/{leaf}" for leaf in LEAVES] + [ledger_status_filter(prefix)]
+    return [f"{prefix}/{VERSION}/+/{leaf}" for leaf in LEAVES] + [ledger_status_topic(prefix)]
 
 
 def parse_topic(prefix: str, topic: str) -> tuple[str, str] | None:
@@ -391,7 +392,7 @@ class ParlorModel:
 
     def apply(self, topic: str, payload: bytes, now: float) -> set[str]:
         """Fold one MQTT message in; the keys of what changed (empty if nothing did)."""
-        if topic == ledger_status_filter(self.prefix):
+        if topic == ledger_status_topic(self.prefix):
             changed_ledger = self.ledger.status(payload, now)
             if changed_ledger is None:
                 self.ignored += 1
