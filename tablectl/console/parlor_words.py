@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from tablectl.console.model import Pending
 from tablectl.rules import events as ev
+from tablectl.rules.state import WINDS
 
 __all__ = [
     "SEAT_WIND_WORDS",
@@ -23,8 +24,6 @@ __all__ = [
 
 #: Seat winds in words, from the dealer's.
 SEAT_WIND_WORDS = ("East", "South", "West", "North")
-#: The same winds as the alerts' params give them (a page words them in its language).
-SEAT_WIND_LETTERS = ("E", "S", "W", "N")
 #: What a seat's call alert says after its seat's words.
 _CALL_WORDS = {"staff_call": "staff call", "last_game": "last game"}
 
@@ -44,7 +43,7 @@ def seat_params(
     letter from ``dealer`` and its player (None where the table has no name), the facts
     :func:`seat_words` puts in English."""
     name = names[seat] if names is not None else None
-    wind = SEAT_WIND_LETTERS[(seat - dealer) % players]
+    wind = WINDS[(seat - dealer) % players]  # a letter: the page words it in its language
     return {"seat": seat, "wind": wind, "player": name or None}
 
 
