@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tablectl.dashboard.model import MAX_GAMES, ParlorModel
+from tablectl.dashboard.settings import DEFAULT_LEDGER_POLL_S
 from tablectl.ledger.close import NightClose, close_night
 from tablectl.ledger.db import DatabaseError, is_url, open_database
 from tablectl.ledger.settings import LedgerSettings
@@ -40,9 +41,6 @@ __all__ = ["Books", "BooksError", "DatabaseError", "follow_ledger", "load_books"
 
 #: Finished games the page lists (as many as the model keeps from the broker).
 GAMES_SHOWN = MAX_GAMES
-#: How often the ledger is read again (s): a game the broker did not bring the
-#: dashboard (it reached the ledger later) shows within this.
-LEDGER_POLL_S = 30.0
 
 #: A ``postgresql://`` ledger without its driver.
 NO_DRIVER = "a PostgreSQL ledger needs psycopg: pip install 'tablectl[postgres]'"
@@ -188,7 +186,7 @@ async def follow_ledger(
     books: Books,
     model: ParlorModel,
     notify: Callable[[set[str]], None],
-    poll_s: float = LEDGER_POLL_S,
+    poll_s: float = DEFAULT_LEDGER_POLL_S,
     now: Callable[[], float] = time.time,
 ) -> None:
     """Read the ledger's finished games now and every ``poll_s``, into the model: a

@@ -56,7 +56,8 @@ _KEYS = {
     "command_secret",
     "ledger_poll_s",
 }
-#: How often the ledger's database is read by default (s), and the bounds of the setting.
+#: How often the ledger's database is read by default (s): a game the broker did not bring
+#: the dashboard (it reached the ledger later) shows within this; and the setting's bounds.
 DEFAULT_LEDGER_POLL_S = 30.0
 LEDGER_POLL_RANGE = (1.0, 3600.0)
 
